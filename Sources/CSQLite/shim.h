@@ -1,0 +1,4 @@
+#ifndef PERSISTENTSTORES_CSQLITE_SHIM_H
+#define PERSISTENTSTORES_CSQLITE_SHIM_H
+#include <sqlite3.h>
+#endif

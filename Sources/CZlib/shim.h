@@ -1,0 +1,4 @@
+#ifndef PERSISTENTSTORES_CZLIB_SHIM_H
+#define PERSISTENTSTORES_CZLIB_SHIM_H
+#include <zlib.h>
+#endif

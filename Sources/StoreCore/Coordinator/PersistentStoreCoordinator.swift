@@ -1,0 +1,376 @@
+import Foundation
+import Synchronization
+
+/// The coordinator: one model, any number of stores behind it, and the row cache. Contexts talk
+/// to stores only through it.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// let store = try coordinator.addPersistentStore(type: "InMemory")
+/// let context = ManagedObjectContext(coordinator: coordinator)
+/// ```
+///
+/// The coordinator is `Sendable` and serialises every call into its stores with one lock, so
+/// contexts on different threads or tasks can share it. Stores never leave it: callers hold a
+/// ``StoreHandle``. Entities are routed to the store whose configuration holds them (the first
+/// added, when several do).
+public final class PersistentStoreCoordinator: Sendable {
+    /// The model every store of this coordinator uses.
+    public let model: ObjectModel
+    /// Where store type names are looked up.
+    public let registry: StoreRegistry
+    private let state: Mutex<State>
+
+    private struct Slot {
+        let handle: StoreHandle
+        let store: any PersistentStore
+    }
+
+    private struct State {
+        var slots: [Slot] = []
+        /// Node values last read from or written to incremental stores, by object ID.
+        var rowCache: [ObjectID: StoreNode] = [:]
+
+        func slot(for identifier: String?) -> Slot? {
+            guard let identifier else { return nil }
+            return slots.first { $0.handle.identifier == identifier }
+        }
+    }
+
+    /// Creates a coordinator for a model; add stores next.
+    public init(model: ObjectModel, registry: StoreRegistry = .shared) {
+        self.model = model
+        self.registry = registry
+        self.state = Mutex(State())
+    }
+
+    // MARK: Stores
+
+    /// Adds a store of a registered type.
+    ///
+    /// - Parameters:
+    ///   - type: a name registered in ``registry`` ("SQLite", "InMemory", …); an unknown name
+    ///     fails with 134000 listing the registered types.
+    ///   - configuration: the model configuration the store holds; nil for every entity.
+    ///   - url: the store file; a missing file is created, a zero-length file is a new store. Nil
+    ///     for stores that need none (InMemory).
+    ///   - options: store options (``StoreOptionKey``).
+    /// - Returns: the handle that names the store from now on.
+    @discardableResult
+    public func addPersistentStore(
+        type: String, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = [:]
+    ) throws -> StoreHandle {
+        let storeClass = try registry.requireStoreType(named: type)
+        if let configuration, model.configurations[configuration] == nil {
+            throw StoreError(.persistentStoreOperation, "The model has no configuration named \"\(configuration)\"")
+        }
+        if url == nil && !storeClass.capabilities.contains(.noURL) {
+            throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
+        }
+        let model = self.model
+        return try state.withLock { state in
+            if let url, state.slots.contains(where: { $0.handle.url?.standardizedFileURL == url.standardizedFileURL }) {
+                throw StoreError(
+                    .persistentStoreOperation, "A store at \(url.path) has already been added to this coordinator",
+                    fileURL: url)
+            }
+            let store = try storeClass.init(model: model, configurationName: configuration, url: url, options: options)
+            if let incremental = store as? any IncrementalStore {
+                try incremental.loadMetadata()
+            } else if let atomic = store as? AtomicStore {
+                try atomic.loadFromFile()
+            }
+            if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
+                throw StoreError(
+                    .persistentStoreOperation,
+                    "A store with identifier \(store.identifier) has already been added to this coordinator", fileURL: url)
+            }
+            let handle = StoreHandle(
+                identifier: store.identifier, type: type, url: url, configurationName: configuration,
+                isReadOnly: store.isReadOnly, options: options)
+            store.didAdd(to: self)
+            state.slots.append(Slot(handle: handle, store: store))
+            return handle
+        }
+    }
+
+    /// Detaches a store; its file stays where it is. Throws 134070 when the store is not added.
+    public func remove(_ handle: StoreHandle) throws {
+        try state.withLock { state in
+            guard let index = state.slots.firstIndex(where: { $0.handle.identifier == handle.identifier }) else {
+                throw StoreError(.persistentStoreOperation, "\(handle) is not added to this coordinator")
+            }
+            state.slots[index].store.willRemove(from: self)
+            state.slots.remove(at: index)
+            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
+        }
+    }
+
+    /// The stores, in the order they were added.
+    public var persistentStores: [StoreHandle] { state.withLock { $0.slots.map(\.handle) } }
+
+    /// The store added at `url`.
+    public func persistentStore(for url: URL) -> StoreHandle? {
+        state.withLock { state in
+            state.slots.first { $0.handle.url?.standardizedFileURL == url.standardizedFileURL }?.handle
+        }
+    }
+
+    /// The store with that identifier.
+    public func persistentStore(withIdentifier identifier: String) -> StoreHandle? {
+        state.withLock { $0.slot(for: identifier)?.handle }
+    }
+
+    // MARK: Metadata
+
+    /// The metadata of an added store (including changes not yet saved).
+    public func metadata(for handle: StoreHandle) throws -> StoreMetadata {
+        try state.withLock { state in try Self.require(handle, in: state).store.metadata }
+    }
+
+    /// Replaces the metadata of an added store; it is written at the next save.
+    /// `NSStoreType` and `NSStoreUUID` are kept as they are.
+    public func setMetadata(_ metadata: StoreMetadata, for handle: StoreHandle) throws {
+        try state.withLock { state in
+            let store = try Self.require(handle, in: state).store
+            var updated = metadata
+            updated[MetadataKey.storeType] = store.metadata[MetadataKey.storeType]
+            updated[MetadataKey.storeUUID] = store.metadata[MetadataKey.storeUUID]
+            store.metadata = updated
+        }
+    }
+
+    /// Reads the metadata of a store file without adding it.
+    public func metadataForPersistentStore(type: String, at url: URL, options: StoreOptions = [:]) throws -> StoreMetadata {
+        try registry.requireStoreType(named: type).metadata(forStoreAt: url, options: options)
+    }
+
+    /// Writes the metadata of a store file without adding it.
+    public func setMetadata(_ metadata: StoreMetadata, forPersistentStoreOfType type: String, at url: URL, options: StoreOptions = [:]) throws {
+        try registry.requireStoreType(named: type).setMetadata(metadata, forStoreAt: url, options: options)
+    }
+
+    private static func require(_ handle: StoreHandle, in state: State) throws -> Slot {
+        guard let slot = state.slot(for: handle.identifier) else {
+            throw StoreError(.persistentStoreOperation, "\(handle) is not added to this coordinator")
+        }
+        return slot
+    }
+
+    // MARK: Object IDs
+
+    /// The ID a URI names, if it names an added store (or is temporary) and an entity of the model.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard let id = ObjectID(uriRepresentation: uri), model.entity(named: id.entityName) != nil else { return nil }
+        if id.isTemporaryID { return id }
+        return state.withLock { state in
+            guard let slot = state.slot(for: id.storeIdentifier), slot.store.holds(entityName: id.entityName) else { return nil }
+            return id
+        }
+    }
+
+    /// Permanent IDs for temporary ones, in the order given. `assignments` maps a temporary ID to
+    /// the identifier of the store it must go to; others go to the first store whose
+    /// configuration holds their entity.
+    public func obtainPermanentIDs(for objectIDs: [ObjectID], assignments: [ObjectID: String] = [:]) throws -> [ObjectID] {
+        try state.withLock { state in
+            var result = objectIDs
+            var groups: [String: [Int]] = [:]
+            for (position, id) in objectIDs.enumerated() where id.isTemporaryID {
+                let target: Slot
+                if let assigned = assignments[id] {
+                    guard let slot = state.slot(for: assigned) else {
+                        throw StoreError(.persistentStoreOperation, "Object \(id) is assigned to a store that is not added")
+                    }
+                    target = slot
+                } else {
+                    guard let slot = state.slots.first(where: { $0.store.holds(entityName: id.entityName) }) else {
+                        throw StoreError(
+                            .persistentStoreOperation, "No store of this coordinator holds entity \(id.entityName)",
+                            objectIDs: [id], entityName: id.entityName)
+                    }
+                    target = slot
+                }
+                groups[target.handle.identifier, default: []].append(position)
+            }
+            for slot in state.slots {
+                guard let positions = groups[slot.handle.identifier] else { continue }
+                let temporary = positions.map { objectIDs[$0] }
+                let permanent: [ObjectID]
+                if let incremental = slot.store as? any IncrementalStore {
+                    permanent = try incremental.obtainPermanentIDs(for: temporary)
+                } else if let atomic = slot.store as? AtomicStore {
+                    permanent = atomic.obtainPermanentIDs(for: temporary)
+                } else {
+                    throw Self.unsupported(slot)
+                }
+                guard permanent.count == temporary.count else {
+                    throw StoreError(.persistentStoreOperation, "\(slot.handle) returned \(permanent.count) IDs for \(temporary.count) objects")
+                }
+                for (position, id) in zip(positions, permanent) { result[position] = id }
+            }
+            return result
+        }
+    }
+
+    // MARK: Requests
+
+    /// Executes a fetch across every store that holds the entity (or the request's affected
+    /// stores). Object results are `.nodes`; their values enter the row cache.
+    public func execute(_ request: FetchRequest) throws -> StoreResult {
+        guard model.entity(named: request.entityName) != nil else {
+            throw StoreError(.coreData, "The model has no entity named \(request.entityName)", entityName: request.entityName)
+        }
+        let entities = request.matchingEntityNames(in: model)
+        return try state.withLock { state in
+            let slots = state.slots.filter { slot in
+                (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
+                    && entities.contains { slot.store.holds(entityName: $0) }
+            }
+            if slots.count == 1 {
+                let result = try Self.fetch(request, from: slots[0])
+                Self.remember(result, in: &state)
+                return result
+            }
+            // Several stores: each answers without the window, then the window applies to the
+            // concatenation.
+            var unwindowed = request
+            unwindowed.fetchLimit = 0
+            unwindowed.fetchOffset = 0
+            var nodes: [StoreNode] = []
+            var ids: [ObjectID] = []
+            var count = 0
+            for slot in slots {
+                switch try Self.fetch(unwindowed, from: slot) {
+                case .nodes(let found): nodes += found
+                case .objectIDs(let found): ids += found
+                case .count(let found): count += found
+                case .saved: break
+                }
+            }
+            let result: StoreResult
+            switch request.resultType {
+            case .managedObjects:
+                result = .nodes(Array(QueryEngine.window(nodes, offset: request.fetchOffset, limit: request.fetchLimit)))
+            case .objectIDs:
+                result = .objectIDs(Array(QueryEngine.window(ids, offset: request.fetchOffset, limit: request.fetchLimit)))
+            case .count:
+                let afterOffset = max(0, count - max(0, request.fetchOffset))
+                result = .count(request.fetchLimit > 0 ? min(request.fetchLimit, afterOffset) : afterOffset)
+            }
+            Self.remember(result, in: &state)
+            return result
+        }
+    }
+
+    private static func fetch(_ request: FetchRequest, from slot: Slot) throws -> StoreResult {
+        if let incremental = slot.store as? any IncrementalStore {
+            return try incremental.execute(.fetch(request))
+        } else if let atomic = slot.store as? AtomicStore {
+            return atomic.execute(request)
+        }
+        throw unsupported(slot)
+    }
+
+    private static func remember(_ result: StoreResult, in state: inout State) {
+        guard case .nodes(let nodes) = result else { return }
+        for node in nodes where state.slot(for: node.objectID.storeIdentifier)?.store is any IncrementalStore {
+            state.rowCache[node.objectID] = node
+        }
+    }
+
+    private static func unsupported(_ slot: Slot) -> StoreError {
+        StoreError(
+            .persistentStoreUnsupportedRequestType,
+            "\(slot.handle) is neither an IncrementalStore nor an AtomicStore")
+    }
+
+    /// The values of one object, from the row cache or its store; 133000 when it does not exist.
+    public func node(for objectID: ObjectID) throws -> StoreNode {
+        try state.withLock { state in
+            guard let slot = state.slot(for: objectID.storeIdentifier) else { throw Self.missing(objectID) }
+            if let atomic = slot.store as? AtomicStore {
+                guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
+                return node
+            }
+            if let cached = state.rowCache[objectID] { return cached }
+            guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
+            let node = try incremental.newValues(forObjectWith: objectID)
+            state.rowCache[objectID] = node
+            return node
+        }
+    }
+
+    /// The destinations of a relationship of one object, from the row cache or its store.
+    public func relatedObjectIDs(_ relationshipName: String, of objectID: ObjectID) throws -> [ObjectID] {
+        try state.withLock { state in
+            guard let slot = state.slot(for: objectID.storeIdentifier) else { throw Self.missing(objectID) }
+            if let atomic = slot.store as? AtomicStore {
+                guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
+                return node.toMany[relationshipName] ?? node.toOne[relationshipName].map { [$0] } ?? []
+            }
+            if let cached = state.rowCache[objectID]?.toMany[relationshipName] { return cached }
+            guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
+            let ids = try incremental.newValue(forRelationship: relationshipName, forObjectWith: objectID)
+            if model.relationship(relationshipName, of: objectID.entityName)?.isToMany == true {
+                state.rowCache[objectID]?.toMany[relationshipName] = ids
+            }
+            return ids
+        }
+    }
+
+    static func missing(_ objectID: ObjectID) -> StoreError {
+        StoreError(
+            .managedObjectReferentialIntegrity, "Object \(objectID) (\(objectID.entityName)) does not exist in any store",
+            objectIDs: [objectID], entityName: objectID.entityName)
+    }
+
+    /// Applies a context's changes, store by store (each store all-or-nothing), and returns the
+    /// new row versions. Read-only stores are checked before anything is written.
+    public func save(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
+        try state.withLock { state in
+            var parts: [(Slot, SaveChangesRequest)] = []
+            for slot in state.slots {
+                let part = request.filtered(toStore: slot.handle.identifier)
+                let metadataPending = (slot.store as? AtomicStore)?.metadataChanged ?? false
+                guard !part.isEmpty || metadataPending else { continue }
+                if slot.store.isReadOnly && !part.isEmpty {
+                    throw StoreError(
+                        .persistentStoreOperation, "\(slot.handle) is read-only; the save was refused", fileURL: slot.handle.url)
+                }
+                parts.append((slot, part))
+            }
+            let known = Set(state.slots.map(\.handle.identifier))
+            for node in request.insertedObjects + request.updatedObjects + request.deletedObjects
+            where !known.contains(node.objectID.storeIdentifier ?? "") {
+                throw StoreError(
+                    .persistentStoreSave, "Object \(node.objectID) does not belong to a store of this coordinator",
+                    objectIDs: [node.objectID])
+            }
+            var versions: [ObjectID: Int64] = [:]
+            for (slot, part) in parts {
+                if let incremental = slot.store as? any IncrementalStore {
+                    guard !part.isEmpty else { continue }
+                    guard case .saved(let saved) = try incremental.execute(.save(part)) else {
+                        throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
+                    }
+                    versions.merge(saved) { _, new in new }
+                    for node in part.insertedObjects + part.updatedObjects {
+                        var cached = node
+                        cached.version = saved[node.objectID] ?? node.version
+                        if let previous = state.rowCache[node.objectID] {
+                            for (key, value) in previous.toMany where cached.toMany[key] == nil { cached.toMany[key] = value }
+                        }
+                        state.rowCache[node.objectID] = cached
+                    }
+                    for node in part.deletedObjects { state.rowCache[node.objectID] = nil }
+                } else if let atomic = slot.store as? AtomicStore {
+                    versions.merge(try atomic.apply(part)) { _, new in new }
+                } else {
+                    throw Self.unsupported(slot)
+                }
+            }
+            return versions
+        }
+    }
+}

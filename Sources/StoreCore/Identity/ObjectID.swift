@@ -1,0 +1,119 @@
+import Foundation
+
+/// The identity of a managed object: which store holds it, its entity, and the store's
+/// reference object for it — or a temporary identity before the object is first saved.
+///
+/// An ID is a Sendable value, so IDs cross threads and tasks while objects do not.
+/// ``uriRepresentation`` is Core Data's form:
+/// - permanent `x-coredata://<STORE-UUID>/<Entity>/p<int>` (string references as
+///   `s<percent-escaped>`, UUID references as `u<UUID>`);
+/// - temporary `x-coredata:///<Entity>/t<UUID>`.
+///
+/// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` turns a URI back into
+/// an ID.
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Permanent (store + reference) or temporary.
+    public enum Kind: Sendable, Hashable {
+        /// A saved object: its store's identifier and its reference object there.
+        case permanent(storeIdentifier: String, reference: ReferenceObject)
+        /// A new object that has not been saved yet.
+        case temporary(UUID)
+    }
+
+    /// The entity of the object (the concrete entity, never an abstract parent).
+    public let entityName: String
+    /// Permanent or temporary, with the parts of each.
+    public let kind: Kind
+
+    /// A permanent ID.
+    public init(storeIdentifier: String, entityName: String, reference: ReferenceObject) {
+        self.entityName = entityName
+        self.kind = .permanent(storeIdentifier: storeIdentifier, reference: reference)
+    }
+
+    /// A new temporary ID for an object of `entityName`.
+    public static func temporary(entityName: String) -> ObjectID {
+        ObjectID(entityName: entityName, kind: .temporary(UUID()))
+    }
+
+    private init(entityName: String, kind: Kind) {
+        self.entityName = entityName
+        self.kind = kind
+    }
+
+    /// Whether the ID is temporary (the object was never saved).
+    public var isTemporaryID: Bool { if case .temporary = kind { return true } else { return false } }
+
+    /// The identifier of the store holding the object; nil for a temporary ID.
+    public var storeIdentifier: String? {
+        if case .permanent(let store, _) = kind { return store } else { return nil }
+    }
+
+    /// The store's reference object; nil for a temporary ID.
+    public var referenceObject: ReferenceObject? {
+        if case .permanent(_, let reference) = kind { return reference } else { return nil }
+    }
+
+    /// Core Data's URI form of the ID (see the type's documentation).
+    public var uriRepresentation: URL {
+        let text: String
+        switch kind {
+        case .permanent(let store, let reference):
+            text = "x-coredata://\(Self.escape(store))/\(Self.escape(entityName))/\(reference.uriComponent)"
+        case .temporary(let uuid):
+            text = "x-coredata:///\(Self.escape(entityName))/t\(uuid.uuidString)"
+        }
+        // Every component is percent-escaped above, so the text is always a valid URL.
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Parses a URI written by ``uriRepresentation``; nil for anything else.
+    public init?(uriRepresentation uri: URL) {
+        let text = uri.absoluteString
+        let prefix = "x-coredata://"
+        guard text.hasPrefix(prefix) else { return nil }
+        let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+            let entity = String(parts[1]).removingPercentEncoding, !entity.isEmpty
+        else { return nil }
+        if parts[0].isEmpty {
+            guard parts[2].first == "t", let uuid = UUID(uuidString: String(parts[2].dropFirst())) else { return nil }
+            self.init(entityName: entity, kind: .temporary(uuid))
+        } else {
+            guard let store = String(parts[0]).removingPercentEncoding,
+                let reference = ReferenceObject(uriComponent: parts[2])
+            else { return nil }
+            self.init(storeIdentifier: store, entityName: entity, reference: reference)
+        }
+    }
+
+    /// The URI as text.
+    public var description: String { uriRepresentation.absoluteString }
+
+    /// Encodes as the URI string.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(uriRepresentation.absoluteString)
+    }
+
+    /// Decodes the URI string.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        guard let url = URL(string: text), let id = ObjectID(uriRepresentation: url) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an object ID URI: \(text)")
+        }
+        self = id
+    }
+
+    private static let unreserved: CharacterSet = {
+        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        set.insert(charactersIn: "-._~")
+        return set
+    }()
+
+    /// Percent-escapes everything but unreserved ASCII.
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// An attribute of an entity: name, type, optionality, default value and validation rules.
+///
+/// ```swift
+/// AttributeDescription("age", .integer64, optional: false, defaultValue: 0)
+/// AttributeDescription("email", .string, regularExpression: "[^@]+@[^@]+")
+/// ```
+public struct AttributeDescription: Sendable, Hashable, Codable {
+    /// The property name.
+    public var name: String
+    /// The value type.
+    public var type: AttributeType
+    /// Whether nil is valid at save (Core Data's default: true).
+    public var isOptional: Bool
+    /// Whether the value is kept in memory only, never stored.
+    public var isTransient: Bool
+    /// Whether stores should index the attribute.
+    public var isIndexed: Bool
+    /// The value set on insert; nil for none.
+    public var defaultValue: StoreValue?
+    /// Smallest valid number or earliest valid date (`.int`, `.double`, `.decimal` or `.date`).
+    public var minValue: StoreValue?
+    /// Largest valid number or latest valid date.
+    public var maxValue: StoreValue?
+    /// Shortest valid string length, in characters.
+    public var minLength: Int?
+    /// Longest valid string length, in characters.
+    public var maxLength: Int?
+    /// A regular expression a string value must match in full.
+    public var regularExpression: String?
+    /// The value transformer's name (transformable attributes).
+    public var valueTransformerName: String?
+    /// Whether large binary values may live outside the store file (a hint; stores may ignore it).
+    public var allowsExternalBinaryDataStorage: Bool
+    /// The name this attribute had in an earlier model version (lightweight migration).
+    public var renamingIdentifier: String?
+    /// Changes the version hash without another change.
+    public var versionHashModifier: String?
+    /// Free-form user info.
+    public var userInfo: [String: String]
+
+    /// Creates an attribute description.
+    public init(
+        _ name: String, _ type: AttributeType, optional: Bool = true, transient: Bool = false,
+        indexed: Bool = false, defaultValue: StoreValue? = nil, minValue: StoreValue? = nil,
+        maxValue: StoreValue? = nil, minLength: Int? = nil, maxLength: Int? = nil,
+        regularExpression: String? = nil, valueTransformerName: String? = nil,
+        allowsExternalBinaryDataStorage: Bool = false, renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = optional
+        self.isTransient = transient
+        self.isIndexed = indexed
+        self.defaultValue = defaultValue
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.regularExpression = regularExpression
+        self.valueTransformerName = valueTransformerName
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+}

@@ -1,0 +1,40 @@
+/// A context's changes, as a store applies them: all of it or none of it.
+///
+/// Every ID is permanent. Inserted and updated nodes carry the object's complete attributes and
+/// to-one values; to-many relationships appear only when loaded (an absent key is unchanged).
+/// Updated and deleted nodes carry the version the context last saw: a store whose current
+/// version differs reports an optimistic-locking conflict (133020).
+public struct SaveChangesRequest: Sendable, Hashable {
+    /// New objects (version 0).
+    public var insertedObjects: [StoreNode]
+    /// Changed objects, with the version the context saw.
+    public var updatedObjects: [StoreNode]
+    /// Deleted objects, with the version the context saw.
+    public var deletedObjects: [StoreNode]
+    /// The keys that changed, per updated object (stores may write only these).
+    public var changedKeys: [ObjectID: Set<String>]
+
+    /// Creates a save request.
+    public init(
+        insertedObjects: [StoreNode] = [], updatedObjects: [StoreNode] = [], deletedObjects: [StoreNode] = [],
+        changedKeys: [ObjectID: Set<String>] = [:]
+    ) {
+        self.insertedObjects = insertedObjects
+        self.updatedObjects = updatedObjects
+        self.deletedObjects = deletedObjects
+        self.changedKeys = changedKeys
+    }
+
+    /// Whether there is nothing to apply.
+    public var isEmpty: Bool { insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty }
+
+    /// The part of the request that concerns one store.
+    public func filtered(toStore identifier: String) -> SaveChangesRequest {
+        func mine(_ node: StoreNode) -> Bool { node.objectID.storeIdentifier == identifier }
+        let updated = updatedObjects.filter(mine)
+        return SaveChangesRequest(
+            insertedObjects: insertedObjects.filter(mine), updatedObjects: updated,
+            deletedObjects: deletedObjects.filter(mine),
+            changedKeys: changedKeys.filter { $0.key.storeIdentifier == identifier })
+    }
+}

@@ -1,0 +1,31 @@
+/// The standard metadata keys every store writes (Core Data's names where Core Data has one).
+public enum MetadataKey {
+    /// The registered store type name (`NSStoreType`).
+    public static let storeType = "NSStoreType"
+    /// The store identifier, a UUID string (`NSStoreUUID`).
+    public static let storeUUID = "NSStoreUUID"
+    /// Entity name → 32-byte version hash (`NSStoreModelVersionHashes`).
+    public static let versionHashes = "NSStoreModelVersionHashes"
+    /// The version of the hashing scheme (`NSStoreModelVersionHashesVersion`).
+    public static let versionHashesVersion = "NSStoreModelVersionHashesVersion"
+    /// The model's version identifiers (`NSStoreModelVersionIdentifiers`).
+    public static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
+    /// The model that wrote the store, as JSON data (this framework's own key).
+    public static let modelJSON = "PersistentStores.ModelJSON"
+    /// The format version of the store file (this framework's own key).
+    public static let formatVersion = "PersistentStores.FormatVersion"
+}
+
+/// The standard option keys understood by the built-in stores.
+public enum StoreOptionKey {
+    /// `true`: open the store read-only; saves fail with 134070 and nothing is written
+    /// (`NSReadOnlyPersistentStoreOption`).
+    public static let readOnly = "NSReadOnlyPersistentStoreOption"
+    /// `true`: migrate automatically when the model changed
+    /// (`NSMigratePersistentStoresAutomaticallyOption`).
+    public static let migrateAutomatically = "NSMigratePersistentStoresAutomaticallyOption"
+    /// `true`: infer the mapping model for automatic migration (`NSInferMappingModelAutomaticallyOption`).
+    public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
+    /// `true`: compare Core Data's version hashes strictly even for stores Core Data wrote.
+    public static let strictVersionChecking = "PersistentStores.StrictVersionChecking"
+}
