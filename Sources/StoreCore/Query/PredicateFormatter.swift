@@ -70,7 +70,9 @@ enum PredicateFormatter {
         switch value {
         case .null: return "nil"
         case .bool(let v): return v ? "YES" : "NO"
-        case .int(let v): return String(v)
+        case .int(let v):
+            // -9223372036854775808 would lex as a positive number out of range.
+            return v == .min ? "CAST(\(quote(String(v))), \"NSNumber\")" : String(v)
         case .double(let v):
             return v.isFinite ? String(v) : "CAST(\(quote(String(v))), \"NSNumber\")"
         case .decimal(let v): return "CAST(\(quote(v.description)), \"NSDecimalNumber\")"

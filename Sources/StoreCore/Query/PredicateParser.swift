@@ -10,6 +10,7 @@ struct PredicateParser {
     private var position = 0
     private var argumentIndex = 0
     private var depth = 0
+    private let closingBracket: [Int: Int]
 
     /// How deeply parentheses, braces, `NOT`s and subqueries may nest; deeper input is rejected
     /// instead of exhausting the stack.
@@ -26,6 +27,7 @@ struct PredicateParser {
         self.format = format
         self.tokens = try PredicateLexer.tokenize(format)
         self.arguments = arguments
+        self.closingBracket = Self.matchBrackets(tokens)
     }
 
     // MARK: Entry points
@@ -149,22 +151,26 @@ struct PredicateParser {
     /// At a "(": whether it opens an expression (`(age + 1) > 5`) rather than a predicate. A
     /// parenthesised expression is followed by an operator; a parenthesised predicate never is.
     private func parenthesisStartsExpression() -> Bool {
-        var nesting = 0
-        var index = position
-        while index < tokens.count {
-            let token = tokens[index]
-            if token.kind == .end { return false }
-            if isSymbol(token, "(", "{") { nesting += 1 }
-            if isSymbol(token, ")", "}") {
-                nesting -= 1
-                if nesting == 0 {
-                    let next = tokens[min(index + 1, tokens.count - 1)]
-                    return comparisonOperator(of: next) != nil || isSymbol(next, "+", "-", "*", "/", ".")
-                }
-            }
-            index += 1
-        }
+        guard let close = closingBracket[position] else { return false }
+        let next = tokens[min(close + 1, tokens.count - 1)]
+        if comparisonOperator(of: next) != nil { return true }
+        if case .symbol(let s) = next.kind { return s == "+" || s == "-" || s == "*" || s == "/" || s == "." }
         return false
+    }
+
+    /// For each "(" or "{" token, the index of the token that closes it.
+    private static func matchBrackets(_ tokens: [PredicateToken]) -> [Int: Int] {
+        var result: [Int: Int] = [:]
+        var open: [Int] = []
+        for (index, token) in tokens.enumerated() {
+            guard case .symbol(let s) = token.kind else { continue }
+            if s == "(" || s == "{" {
+                open.append(index)
+            } else if s == ")" || s == "}", let start = open.popLast() {
+                result[start] = index
+            }
+        }
+        return result
     }
 
     private func comparisonOperator(of token: PredicateToken) -> ComparisonPredicate.Operator? {
