@@ -3,8 +3,16 @@ import Foundation
 import StoreCore
 import Testing
 
+/// An atomic store that keeps its cache nodes in memory only.
+final class CorpusAtomicStore: AtomicStore {
+    override class var storeType: String { "CorpusAtomic" }
+    override class var capabilities: StoreCapabilities { [.noURL] }
+    override func load() throws {}
+    override func save() throws {}
+}
+
 /// Runs every row of the predicate corpus through the query engine over store nodes, and through
-/// the plain evaluator over dictionaries-free graph nodes.
+/// a coordinator with an atomic store.
 @Suite struct PredicateCorpusTests {
     static let model: ObjectModel? = try? PredicateCorpus.model()
 
@@ -46,6 +54,33 @@ import Testing
 
         request.resultType = .count
         #expect(try QueryEngine.execute(request, over: candidates, graph: fixture.graph) == .count(corpusCase.expected.count))
+    }
+
+    @Test("Every corpus row through a coordinator and an atomic store", arguments: PredicateCorpus.cases)
+    func corpusRowThroughCoordinator(_ corpusCase: PredicateCorpus.Case) throws {
+        let model = try #require(Self.model)
+        let registry = StoreRegistry()
+        registry.register(CorpusAtomicStore.self)
+        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        try coordinator.addPersistentStore(type: "CorpusAtomic")
+        let seeds = PredicateCorpus.seeds(for: corpusCase)
+        let permanent = try coordinator.obtainPermanentIDs(for: seeds.map { ObjectID.temporary(entityName: $0.entityName) })
+        var ids: [String: ObjectID] = [:]
+        var labels: [ObjectID: String] = [:]
+        for (seed, id) in zip(seeds, permanent) {
+            ids[seed.label] = id
+            labels[id] = seed.label
+        }
+        let nodes = try PredicateCorpus.storeNodes(for: seeds, model: model) { ids[$0.label] ?? .temporary(entityName: $0.entityName) }
+        _ = try coordinator.save(SaveChangesRequest(insertedObjects: nodes))
+        var request = FetchRequest(entityName: corpusCase.entityName, predicate: try corpusCase.predicate(objectIDs: ids))
+        request.resultType = .objectIDs
+        guard case .objectIDs(let found) = try coordinator.execute(request) else {
+            Issue.record("expected object IDs")
+            return
+        }
+        #expect(Set(found.compactMap { labels[$0] }) == corpusCase.expected, "\(corpusCase)")
+        #expect(found.count == corpusCase.expected.count)
     }
 
     @Test("The formatted predicate of every corpus row parses back to the same predicate", arguments: PredicateCorpus.cases)
