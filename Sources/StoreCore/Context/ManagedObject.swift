@@ -21,7 +21,7 @@ import Foundation
 ///
 /// Objects belong to their context's isolation domain and are not `Sendable`; pass
 /// ``objectID`` across threads or tasks instead. Subclasses are possible (`required init`).
-open class ManagedObject: Hashable, CustomStringConvertible {
+open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The object's ID: temporary until the first save, permanent after.
     public internal(set) var objectID: ObjectID
     /// The object's entity.
@@ -77,6 +77,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     var model: ObjectModel? { managedObjectContext?.coordinator.model }
+
+    // MARK: Validation hooks
+
+    /// Per-property validation run at save for every attribute and to-one (after the model's
+    /// rules); throw to reject. The default accepts everything.
+    open func validateValue(_ value: StoreValue, forKey key: String) throws {}
+
+    /// Per-object validation run at save for inserted objects; throw to reject.
+    open func validateForInsert() throws {}
+
+    /// Per-object validation run at save for updated objects; throw to reject.
+    open func validateForUpdate() throws {}
+
+    /// Per-object validation run at save for deleted objects; throw to reject the delete.
+    open func validateForDelete() throws {}
+
+    /// Called once after the object is inserted, before the caller sees it (default values
+    /// are already set); override to initialise more state.
+    open func awakeFromInsert() {}
+
+    /// Called after a fault is filled from the store; override to compute derived state.
+    open func awakeFromFetch() {}
 
     // MARK: Faults
 
@@ -183,6 +205,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return result
     }
 
+    /// Sets a value from a non-throwing typed setter; a failure is kept by the context and
+    /// thrown by its next save.
+    func setValueDeferringErrors(_ value: StoreValue, forKey key: String) {
+        deferringErrors { try setValue(value, forKey: key) }
+    }
+
+    func deferringErrors(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch let error as StoreError {
+            managedObjectContext?.deferredErrors.append(error)
+        } catch {
+            managedObjectContext?.deferredErrors.append(StoreError(.managedObjectValidation, "\(error)", objectIDs: [objectID]))
+        }
+    }
+
+    /// The entity a subclass stands for (default: the class name); used by
+    /// ``PersistentStoreCoordinator/register(_:)`` and the typed context methods.
+    open class var entityName: String { String(describing: self) }
+
     // MARK: Change tracking
 
     func didChange(_ key: String) {
@@ -213,6 +255,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         committed = node
         version = node.version
         isFault = false
+        awakeFromFetch()
     }
 
     /// The store's form of the object's current values: attributes (not transient), to-ones,

@@ -12,15 +12,23 @@ import Foundation
 ///
 /// A context and its objects belong to one isolation domain (a thread, a task, an actor) and are
 /// not `Sendable`. Work elsewhere uses its own context on the same coordinator; object IDs cross
-/// over. Within a context each object ID has exactly one object (uniquing).
+/// over, and a ``ContextDidSave`` from one context brings another up to date through
+/// ``mergeChanges(from:)``. Within a context each object ID has exactly one object (uniquing).
 ///
 /// Deletes propagate along the delete rules when pending changes are processed (at fetch and
 /// save, or by calling ``processPendingChanges()``): nullify removes the deleted object from the
-/// inverse side, cascade deletes the destinations, deny refuses the save (1600) while
-/// destinations remain, no action does nothing.
+/// inverse side, cascade deletes the destinations (transitively, cycle-safe), deny refuses the
+/// save (1600) while destinations remain, no action does nothing (the destinations keep a
+/// dangling reference; a save that would store one fails with 133000).
+///
+/// A save validates every inserted and updated object and reports all failures at once (see
+/// ``ManagedObject``'s validation hooks), then resolves optimistic-locking conflicts by
+/// ``mergePolicy``.
 public final class ManagedObjectContext {
     /// The coordinator the context reads from and saves to.
     public let coordinator: PersistentStoreCoordinator
+    /// How a save resolves conflicts with changes saved elsewhere (default: ``MergePolicy/error``).
+    public var mergePolicy: MergePolicy = .error
 
     private var registered: [ObjectID: ManagedObject] = [:]
     private var inserted: [ObjectIdentifier: ManagedObject] = [:]
@@ -30,6 +38,12 @@ public final class ManagedObjectContext {
     private var unpropagatedDeletes: [ManagedObject] = []
     private var assignments: [ObjectID: String] = [:]
     private var nextRegistrationOrder = 0
+    /// Changes since the last objects-did-change event.
+    private var unannounced = ContextDidSave()
+    private var observers: [Int: (ContextEvent) -> Void] = [:]
+    private var nextObserver = 0
+    /// Errors of non-throwing typed setters, thrown by the next save.
+    var deferredErrors: [StoreError] = []
 
     /// Creates a context on a coordinator.
     public init(coordinator: PersistentStoreCoordinator) {
@@ -58,6 +72,24 @@ public final class ManagedObjectContext {
     /// Whether there are unsaved inserts, updates or deletes.
     public var hasChanges: Bool {
         !inserted.isEmpty || !deleted.isEmpty || updated.values.contains { $0.isUpdated }
+    }
+
+    // MARK: Observers
+
+    /// Calls `handler` for each ``ContextEvent`` of this context, in this context's isolation.
+    @discardableResult
+    public func addObserver(_ handler: @escaping (ContextEvent) -> Void) -> ObserverToken {
+        let id = nextObserver
+        nextObserver += 1
+        observers[id] = handler
+        return ObserverToken(id: id)
+    }
+
+    /// Removes an observer.
+    public func removeObserver(_ token: ObserverToken) { observers[token.id] = nil }
+
+    private func post(_ event: ContextEvent) {
+        for id in observers.keys.sorted() { observers[id]?(event) }
     }
 
     // MARK: Objects by ID
@@ -111,7 +143,19 @@ public final class ManagedObjectContext {
         object.isInserted = true
         register(object)
         inserted[ObjectIdentifier(object)] = object
+        unannounced.insertedObjectIDs.insert(object.objectID)
+        object.awakeFromInsert()
         return object
+    }
+
+    /// Inserts a new object of a registered subclass (its ``ManagedObject/entityName``).
+    public func insert<T: ManagedObject>(_ type: T.Type) throws -> T {
+        coordinator.register(type)
+        let object = try insert(entityName: type.entityName)
+        guard let typed = object as? T else {
+            throw StoreError(.coreData, "\(type) is not the class registered for \(type.entityName)", entityName: type.entityName)
+        }
+        return typed
     }
 
     /// Marks an object deleted. Its delete rules apply when pending changes are processed; the
@@ -121,6 +165,7 @@ public final class ManagedObjectContext {
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
         unpropagatedDeletes.append(object)
+        unannounced.deletedObjectIDs.insert(object.objectID)
     }
 
     /// Sends an inserted object to a particular store at save (instead of the first store whose
@@ -130,7 +175,8 @@ public final class ManagedObjectContext {
         assignments[object.objectID] = store.identifier
     }
 
-    /// Applies the delete rules of pending deletes (nullify, cascade), transitively and cycle-safe.
+    /// Applies the delete rules of pending deletes (nullify, cascade), transitively and
+    /// cycle-safe, then posts ``ContextEvent/objectsDidChange(_:)`` when anything changed.
     public func processPendingChanges() throws {
         while !unpropagatedDeletes.isEmpty {
             let object = unpropagatedDeletes.removeFirst()
@@ -147,6 +193,15 @@ public final class ManagedObjectContext {
                     break
                 }
             }
+        }
+        announceChanges()
+    }
+
+    private func announceChanges() {
+        let changes = unannounced
+        unannounced = ContextDidSave()
+        if !changes.insertedObjectIDs.isEmpty || !changes.updatedObjectIDs.isEmpty || !changes.deletedObjectIDs.isEmpty {
+            post(.objectsDidChange(changes))
         }
     }
 
@@ -182,6 +237,12 @@ public final class ManagedObjectContext {
     /// Every object of an entity (and its sub-entities).
     public func fetch(entityName: String) throws -> [ManagedObject] {
         try fetch(FetchRequest(entityName: entityName))
+    }
+
+    /// The objects of a registered subclass's entity that `request` matches (default: all).
+    public func fetch<T: ManagedObject>(_ type: T.Type, _ request: FetchRequest? = nil) throws -> [T] {
+        coordinator.register(type)
+        return try fetch(request ?? FetchRequest(entityName: type.entityName)).compactMap { $0 as? T }
     }
 
     /// The IDs of the objects a request matches (pending changes as in ``fetch(_:)``).
@@ -226,17 +287,84 @@ public final class ManagedObjectContext {
 
     // MARK: Save
 
-    /// Saves inserts, updates and deletes to the stores: applies delete rules, checks deny
-    /// rules (1600), assigns permanent IDs, and has each store apply its part all-or-nothing.
-    /// A save without changes does nothing.
+    /// Saves inserts, updates and deletes to the stores: posts will-save, applies delete rules,
+    /// checks deny rules (1600) and validation (every failure at once: one error, or 1560
+    /// listing each), assigns permanent IDs, resolves conflicts by ``mergePolicy``, and has each
+    /// store apply its part all-or-nothing; then posts did-save here and on the coordinator.
+    /// A save without changes does nothing. A failed save leaves every change pending.
     public func save() throws {
         try processPendingChanges()
-        guard hasChanges else { return }
-        try checkDenyRules()
+        guard hasChanges || !deferredErrors.isEmpty else { return }
+        post(.willSave)
+        try processPendingChanges()
+        try validateForSave()
         try obtainPermanentIDs(for: Array(inserted.values))
 
-        let model = coordinator.model
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+        var attempts = 0
+        var versions: [ObjectID: Int64] = [:]
+        while true {
+            let request = try saveRequest(inserting: insertedObjects)
+            do {
+                versions = try coordinator.save(request)
+                break
+            } catch let error as StoreError where error.code == .managedObjectMerge {
+                attempts += 1
+                guard mergePolicy != .error, attempts < 3 else { throw describeConflicts(error) }
+                try resolveConflicts(error.objectIDs)
+            }
+        }
+
+        let model = coordinator.model
+        let updatedObjects = updated.values.filter(\.isUpdated)
+        let saved = ContextDidSave(
+            insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
+            deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map(\.objectID)))
+        for object in insertedObjects + updatedObjects {
+            object.version = versions[object.objectID] ?? object.version
+            object.committed = object.snapshot(model: model)
+            object.changedKeys = []
+            object.isInserted = false
+        }
+        for object in deleted.values {
+            registered[object.objectID] = nil
+            object.isInserted = false
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        assignments = [:]
+        unannounced = ContextDidSave()
+        post(.didSave(saved))
+        coordinator.broadcast(saved)
+    }
+
+    private func validateForSave() throws {
+        var errors = deferredErrors
+        errors += try denyErrors()
+        for object in inserted.values.sorted(by: { $0.registrationOrder < $1.registrationOrder }) where !object.isDeleted {
+            errors += object.validationErrors(for: .insert)
+        }
+        for object in updated.values where object.isUpdated {
+            errors += object.validationErrors(for: .update)
+        }
+        for object in deleted.values where !object.isInserted {
+            errors += object.validationErrors(for: .delete)
+        }
+        deferredErrors = []
+        if errors.count == 1, let only = errors.first { throw only }
+        if !errors.isEmpty {
+            throw StoreError(
+                .validationMultipleErrors,
+                "Multiple validation errors occurred (\(errors.count)): " + errors.map(\.message).joined(separator: "; "),
+                objectIDs: errors.flatMap(\.objectIDs), underlyingErrors: errors)
+        }
+    }
+
+    private func saveRequest(inserting insertedObjects: [ManagedObject]) throws -> SaveChangesRequest {
+        let model = coordinator.model
         let updatedObjects = updated.values.filter(\.isUpdated)
         let deletedObjects = deleted.values.filter { !$0.objectID.isTemporaryID && !$0.isInserted }
         var request = SaveChangesRequest()
@@ -257,25 +385,7 @@ public final class ManagedObjectContext {
                     objectIDs: [node.objectID, first], entityName: node.entityName)
             }
         }
-
-        let versions = try coordinator.save(request)
-
-        for object in insertedObjects + updatedObjects {
-            object.version = versions[object.objectID] ?? object.version
-            object.committed = object.snapshot(model: model)
-            object.changedKeys = []
-            object.isInserted = false
-        }
-        for object in deleted.values {
-            registered[object.objectID] = nil
-            object.isInserted = false
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
-        inserted = [:]
-        updated = [:]
-        deleted = [:]
-        assignments = [:]
+        return request
     }
 
     /// Gives inserted objects permanent IDs now (keeping the order given); objects that already
@@ -293,7 +403,7 @@ public final class ManagedObjectContext {
         }
     }
 
-    private func checkDenyRules() throws {
+    private func denyErrors() throws -> [StoreError] {
         var errors: [StoreError] = []
         for object in deleted.values {
             for relationship in coordinator.model.relationships(of: object.entity.name) where relationship.deleteRule == .deny {
@@ -306,15 +416,136 @@ public final class ManagedObjectContext {
                         objectIDs: [object.objectID], entityName: object.entity.name, propertyName: relationship.name))
             }
         }
-        if errors.count == 1, let only = errors.first { throw only }
-        if !errors.isEmpty {
-            throw StoreError(
-                .validationMultipleErrors, "Multiple validation errors occurred (\(errors.count))",
-                objectIDs: errors.flatMap(\.objectIDs), underlyingErrors: errors)
+        return errors
+    }
+
+    // MARK: Conflicts
+
+    /// A 133020 error whose message lists each conflicting object with the version this context
+    /// read and what the store holds now.
+    private func describeConflicts(_ error: StoreError) -> StoreError {
+        let details = error.objectIDs.map { id -> String in
+            let read = registered[id]?.version ?? 0
+            if let current = try? coordinator.node(for: id, refreshingCache: true) {
+                return "\(id.entityName) \(id) (read at version \(read), the store has version \(current.version))"
+            }
+            return "\(id.entityName) \(id) (read at version \(read), deleted from the store)"
+        }
+        return StoreError(
+            .managedObjectMerge, "Optimistic locking failure for \(details.count) object(s): " + details.joined(separator: "; "),
+            objectIDs: error.objectIDs)
+    }
+
+    private func resolveConflicts(_ objectIDs: [ObjectID]) throws {
+        for id in objectIDs {
+            guard let object = registered[id] else { continue }
+            guard let current = try? coordinator.node(for: id, refreshingCache: true) else {
+                // Deleted from the store: the delete wins under every policy.
+                forget(object)
+                continue
+            }
+            if object.isDeleted {
+                switch mergePolicy {
+                case .overwrite, .mergeByPropertyObjectTrump, .error:
+                    object.version = current.version
+                case .rollback, .mergeByPropertyStoreTrump:
+                    deleted[ObjectIdentifier(object)] = nil
+                    object.isDeleted = false
+                    object.fill(from: current, in: self)
+                    object.changedKeys = []
+                }
+                continue
+            }
+            switch mergePolicy {
+            case .overwrite, .error:
+                object.version = current.version
+            case .rollback:
+                object.fill(from: current, in: self)
+                object.changedKeys = []
+                updated[ObjectIdentifier(object)] = nil
+            case .mergeByPropertyObjectTrump:
+                object.merge(current, keeping: object.changedKeys, in: self)
+            case .mergeByPropertyStoreTrump:
+                let storeChanged = object.keysChanged(in: current)
+                object.merge(current, keeping: object.changedKeys.subtracting(storeChanged), in: self)
+            }
         }
     }
 
-    // MARK: Reset
+    /// Removes an object from the context as if it never was (deleted elsewhere).
+    private func forget(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        inserted[key] = nil
+        updated[key] = nil
+        deleted[key] = nil
+        registered[object.objectID] = nil
+        for other in registered.values { other.primitiveForget(object) }
+        object.turnIntoFault()
+        object.managedObjectContext = nil
+    }
+
+    // MARK: Refresh, merge, rollback, reset
+
+    /// Brings an object up to date with the store. Without `mergeChanges` its unsaved changes
+    /// are discarded and it becomes a fault; with it, the latest store values are loaded and
+    /// the object's unsaved changes re-applied over them. An object whose row is gone becomes a
+    /// fault (firing it then throws 133000).
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        guard mergeChanges else {
+            updated[ObjectIdentifier(object)] = nil
+            object.turnIntoFault()
+            return
+        }
+        guard let current = try? coordinator.node(for: object.objectID, refreshingCache: true) else {
+            object.turnIntoFault()
+            return
+        }
+        object.merge(current, keeping: object.changedKeys, in: self)
+    }
+
+    /// Brings registered objects up to date with another context's save: deleted objects leave
+    /// this context (and the relationships that held them), updated objects are refreshed with
+    /// their unsaved changes kept. Posts objects-did-change.
+    public func mergeChanges(from save: ContextDidSave) {
+        for id in save.deletedObjectIDs {
+            if let object = registered[id] { forget(object) }
+        }
+        for id in save.updatedObjectIDs {
+            guard let object = registered[id], !object.isFault else { continue }
+            refresh(object, mergeChanges: true)
+        }
+        var changes = save
+        changes.insertedObjectIDs = changes.insertedObjectIDs.filter { registered[$0] != nil }
+        post(.objectsDidChange(changes))
+    }
+
+    /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
+    /// changed and deleted ones take their last saved values again.
+    public func rollback() {
+        for object in inserted.values {
+            registered[object.objectID] = nil
+            object.isInserted = false
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
+            object.isDeleted = false
+            if let committed = object.committed {
+                object.fill(from: committed, in: self)
+            } else {
+                object.turnIntoFault()
+            }
+            object.changedKeys = []
+        }
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        unpropagatedDeletes = []
+        assignments = [:]
+        deferredErrors = []
+        unannounced = ContextDidSave()
+    }
 
     /// Forgets every registered object and every unsaved change; objects already handed out
     /// become detached faults.
@@ -329,6 +560,8 @@ public final class ManagedObjectContext {
         deleted = [:]
         unpropagatedDeletes = []
         assignments = [:]
+        deferredErrors = []
+        unannounced = ContextDidSave()
     }
 
     // MARK: Internals used by ManagedObject
@@ -336,6 +569,7 @@ public final class ManagedObjectContext {
     func objectDidChange(_ object: ManagedObject) {
         guard !object.isInserted else { return }
         updated[ObjectIdentifier(object)] = object
+        unannounced.updatedObjectIDs.insert(object.objectID)
     }
 
     func fulfillFault(_ object: ManagedObject) throws {
@@ -359,7 +593,7 @@ public final class ManagedObjectContext {
         // Object IDs of this context come from the coordinator's model, so the entity exists; a
         // foreign ID with an unknown entity gets an empty description and stays an unfillable fault.
         let entity = coordinator.model.entity(named: entityName) ?? EntityDescription(entityName)
-        return ManagedObject(entity: entity, objectID: objectID)
+        return coordinator.objectClass(forEntityName: entityName).init(entity: entity, objectID: objectID)
     }
 
     private func register(_ object: ManagedObject) {
