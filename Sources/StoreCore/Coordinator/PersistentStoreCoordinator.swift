@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+
 
 /// The coordinator: one model, any number of stores behind it, and the row cache. Contexts talk
 /// to stores only through it.
@@ -19,9 +19,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public let model: ObjectModel
     /// Where store type names are looked up.
     public let registry: StoreRegistry
-    private let state: Mutex<State>
-    private let classes = Mutex<[String: ManagedObject.Type]>([:])
-    private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
+    private let state: Locked<State>
+    private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
 
     private struct Slot {
         let handle: StoreHandle
@@ -44,7 +44,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public init(model: ObjectModel, registry: StoreRegistry = .shared) {
         self.model = model
         self.registry = registry
-        self.state = Mutex(State())
+        self.state = Locked(State())
     }
 
     // MARK: Classes
