@@ -268,3 +268,27 @@ private let usersModel: ObjectModel? = try? ObjectModel {
         #expect(try coordinator.execute(request) == .dictionaries([["sum": 17, "max": 6]]))
     }
 }
+
+@Suite struct FetchRequestCodingTests {
+    @Test func requestsRoundTripThroughJSONAndDecodeWithDefaults() throws {
+        var request = FetchRequest(entityName: "User", predicate: try FetchPredicate(format: "age > 3 AND name LIKE[c] 'a*'"), sortKeys: [SortKey("name", comparison: .caseInsensitive)])
+        request.resultType = .dictionaries
+        request.propertiesToFetch = ["name", .expression(ExpressionDescription(name: "n", function: .count, keyPath: "age"))]
+        request.fetchLimit = 5
+        let data = try JSONEncoder().encode(request)
+        #expect(try JSONDecoder().decode(FetchRequest.self, from: data) == request)
+        let minimal = try JSONDecoder().decode(FetchRequest.self, from: Data(#"{"entityName": "User", "predicate": "age >= 18"}"#.utf8))
+        #expect(minimal == FetchRequest(entityName: "User", predicate: try FetchPredicate(format: "age >= 18")))
+    }
+
+    @Test func templatesSubstituteVariables() throws {
+        let request = try FetchRequest(entityName: "User", predicateFormat: "age >= $MIN_AGE AND team == $TEAM",
+                                       substitutionVariables: ["MIN_AGE": 18, "TEAM": StoreValue.null])
+        #expect(request.predicate == (try FetchPredicate(format: "age >= 18 AND team == nil")))
+        #expect(try FetchRequest(entityName: "User", predicateFormat: nil).predicate == nil)
+        #expect(throws: StoreError.self) { try FetchRequest(entityName: "User", predicateFormat: "age >=") }
+        let unfilled = try FetchRequest(entityName: "User", predicateFormat: "age >= $MIN_AGE")
+        #expect(unfilled.predicate?.freeVariables == ["MIN_AGE"])
+        #expect(unfilled.withSubstitutionVariables(["MIN_AGE": 1]).predicate?.freeVariables == [])
+    }
+}

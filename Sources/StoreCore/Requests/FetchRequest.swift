@@ -77,6 +77,25 @@ public struct FetchRequest: Sendable, Hashable, Codable {
         self.affectedStoreIdentifiers = nil
     }
 
+    /// A request whose predicate is parsed from a format string with its `$variables`
+    /// substituted: how a fetch request template of the model (or a fetched property, with
+    /// `$FETCH_SOURCE` bound to the source object) becomes a request.
+    ///
+    /// ```swift
+    /// let request = try FetchRequest(entityName: "User", predicateFormat: "age >= $MIN_AGE",
+    ///                                substitutionVariables: ["MIN_AGE": 18])
+    /// ```
+    ///
+    /// - Throws: a ``StoreError`` (134060) when the format string does not parse.
+    public init(
+        entityName: String, predicateFormat: String?, substitutionVariables: [String: any PredicateArgument] = [:]
+    ) throws {
+        self.init(entityName: entityName)
+        if let predicateFormat {
+            predicate = try FetchPredicate(format: predicateFormat).withSubstitutionVariables(substitutionVariables)
+        }
+    }
+
     /// Whether the dictionaries of this request are aggregates (an aggregate column, or grouping).
     public var hasAggregates: Bool {
         resultType == .dictionaries && (!propertiesToGroupBy.isEmpty || propertiesToFetch.contains(where: \.isAggregate))
@@ -121,6 +140,34 @@ public struct FetchRequest: Sendable, Hashable, Codable {
             }
         }
         for keyPath in propertiesToGroupBy { try checkColumn(keyPath) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case entityName, predicate, sortKeys, fetchLimit, fetchOffset, fetchBatchSize, resultType, includesSubentities
+        case includesPendingChanges, returnsObjectsAsFaults, relationshipKeyPathsForPrefetching, affectedStoreIdentifiers
+        case propertiesToFetch, propertiesToGroupBy, returnsDistinctResults
+    }
+
+    /// Decodes a request; every key but `entityName` may be missing (the defaults of
+    /// ``init(entityName:predicate:sortKeys:)`` apply). The predicate is its format string.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            entityName: try c.decode(String.self, forKey: .entityName),
+            predicate: try c.decodeIfPresent(FetchPredicate.self, forKey: .predicate),
+            sortKeys: try c.decodeIfPresent([SortKey].self, forKey: .sortKeys) ?? [])
+        fetchLimit = try c.decodeIfPresent(Int.self, forKey: .fetchLimit) ?? 0
+        fetchOffset = try c.decodeIfPresent(Int.self, forKey: .fetchOffset) ?? 0
+        fetchBatchSize = try c.decodeIfPresent(Int.self, forKey: .fetchBatchSize) ?? 0
+        resultType = try c.decodeIfPresent(FetchResultType.self, forKey: .resultType) ?? .managedObjects
+        includesSubentities = try c.decodeIfPresent(Bool.self, forKey: .includesSubentities) ?? true
+        includesPendingChanges = try c.decodeIfPresent(Bool.self, forKey: .includesPendingChanges) ?? true
+        returnsObjectsAsFaults = try c.decodeIfPresent(Bool.self, forKey: .returnsObjectsAsFaults) ?? true
+        relationshipKeyPathsForPrefetching = try c.decodeIfPresent([String].self, forKey: .relationshipKeyPathsForPrefetching) ?? []
+        affectedStoreIdentifiers = try c.decodeIfPresent([String].self, forKey: .affectedStoreIdentifiers)
+        propertiesToFetch = try c.decodeIfPresent([PropertyToFetch].self, forKey: .propertiesToFetch) ?? []
+        propertiesToGroupBy = try c.decodeIfPresent([String].self, forKey: .propertiesToGroupBy) ?? []
+        returnsDistinctResults = try c.decodeIfPresent(Bool.self, forKey: .returnsDistinctResults) ?? false
     }
 
     /// The entities whose instances match: the entity, plus its descendants when
