@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import PersistentStores
 import StoreCore
 import Testing
 
@@ -56,13 +57,14 @@ final class CorpusAtomicStore: AtomicStore {
         #expect(try QueryEngine.execute(request, over: candidates, graph: fixture.graph) == .count(corpusCase.expected.count))
     }
 
-    @Test("Every corpus row through a coordinator and an atomic store", arguments: PredicateCorpus.cases)
-    func corpusRowThroughCoordinator(_ corpusCase: PredicateCorpus.Case) throws {
+    @Test("Every corpus row through a coordinator and a store", arguments: ["CorpusAtomic", "InMemory"], PredicateCorpus.cases)
+    func corpusRowThroughCoordinator(_ storeType: String, _ corpusCase: PredicateCorpus.Case) throws {
         let model = try #require(Self.model)
         let registry = StoreRegistry()
+        PersistentStores.registerBuiltInStoreTypes(in: registry)
         registry.register(CorpusAtomicStore.self)
         let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
-        try coordinator.addPersistentStore(type: "CorpusAtomic")
+        try coordinator.addPersistentStore(type: storeType)
         let seeds = PredicateCorpus.seeds(for: corpusCase)
         let permanent = try coordinator.obtainPermanentIDs(for: seeds.map { ObjectID.temporary(entityName: $0.entityName) })
         var ids: [String: ObjectID] = [:]
@@ -79,8 +81,10 @@ final class CorpusAtomicStore: AtomicStore {
             Issue.record("expected object IDs")
             return
         }
-        #expect(Set(found.compactMap { labels[$0] }) == corpusCase.expected, "\(corpusCase)")
+        #expect(Set(found.compactMap { labels[$0] }) == corpusCase.expected, "\(storeType) \(corpusCase)")
         #expect(found.count == corpusCase.expected.count)
+        request.resultType = .count
+        #expect(try coordinator.execute(request) == .count(corpusCase.expected.count))
     }
 
     @Test("The formatted predicate of every corpus row parses back to the same predicate", arguments: PredicateCorpus.cases)
