@@ -284,3 +284,68 @@ private func const(_ value: StoreValue) -> FetchExpression { .constant(value) }
         #expect(comparisons[1].location.rhsOffset == 23)
     }
 }
+
+/// A deterministic generator so the fuzz test is reproducible.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct PredicateParserFuzzTests {
+    static let fragments = [
+        "name", "team.name", "posts.@count", "@avg", ".", "(", ")", "{", "}", ",", "==", "=", "!=", "<>", "<", "<=", ">=", "=>",
+        "AND", "OR", "NOT", "!", "&&", "||", "ANY", "ALL", "NONE", "SOME", "IN", "LIKE", "MATCHES", "BETWEEN", "CONTAINS",
+        "BEGINSWITH", "ENDSWITH", "[c]", "[cd]", "[", "]", "'x'", "\"y\"", "'unterminated", "\\", "42", "-1", "0x1F", "1e",
+        "3.5", ".5", "YES", "nil", "SELF", "$v", "$", "%@", "%K", "%d", "%f", "%%", "%", "#size", "#", "@", "SUBQUERY",
+        "now()", "FUNCTION", "CAST", "+", "-", "*", "/", "TRUEPREDICATE", "FALSEPREDICATE", "ą", "\u{301}", " ", "\n", "^",
+    ]
+
+    @Test func randomTokenSoupNeverCrashesAndErrorsPointInsideTheString() {
+        var generator = SplitMix(state: 2024)
+        var parsed = 0
+        for _ in 0..<20000 {
+            let count = Int.random(in: 1...8, using: &generator)
+            let pieces = (0..<count).map { _ in Self.fragments.randomElement(using: &generator) ?? "" }
+            let text = pieces.joined(separator: " ")
+            let arguments: [any PredicateArgument] = pieces.compactMap { piece in
+                switch piece {
+                case "%@", "%d": return 1
+                case "%f": return 2.5
+                case "%K": return "team.name"
+                default: return nil
+                }
+            }
+            do {
+                let predicate = try FetchPredicate(format: text, argumentArray: arguments)
+                parsed += 1
+                #expect(try FetchPredicate(format: predicate.predicateFormat) == predicate, "\(text)")
+            } catch let error as StoreError {
+                #expect(error.position.map { (0...text.count).contains($0) } == true, "\(text): \(error.message)")
+            } catch {
+                Issue.record("\(text): non-StoreError \(error)")
+            }
+        }
+        #expect(parsed > 0)
+    }
+
+    @Test func randomBytesNeverCrash() {
+        var generator = SplitMix(state: 7)
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            do {
+                _ = try FetchPredicate(format: text)
+            } catch let error as StoreError {
+                #expect(error.position != nil)
+            } catch {
+                Issue.record("non-StoreError \(error)")
+            }
+        }
+    }
+}
