@@ -46,6 +46,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
+        .testTarget(
+            name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
+            path: "Examples/JSONFileStore/Tests"),
+
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
