@@ -46,7 +46,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
+        .testTarget(
+            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"],
+            resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
