@@ -12,7 +12,8 @@ import StoreCore
 public enum ConformanceSuite {
     /// Every case, in catalogue order.
     public static var allCases: [ConformanceCase] {
-        (ConformanceCatalogue.lifecycle + ConformanceCatalogue.crud + ConformanceCatalogue.relationships)
+        (ConformanceCatalogue.lifecycle + ConformanceCatalogue.crud + ConformanceCatalogue.relationships
+            + ConformanceCatalogue.versioning)
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }
 
