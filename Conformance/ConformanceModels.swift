@@ -110,6 +110,17 @@ public enum ConformanceModels {
         }
     }
 
+    /// Accounts with a self-referencing many-to-many: transferTo ↔ transferFrom.
+    public static func accounts() throws -> ObjectModel {
+        try model {
+            Entity("Account") {
+                Attribute("name", .string)
+                Relationship("transferTo", to: "Account", inverse: "transferFrom", toMany: true)
+                Relationship("transferFrom", to: "Account", inverse: "transferTo", toMany: true)
+            }
+        }
+    }
+
     /// Two configurations: "Notes" (Note) and "Passwords" (System, Category, List).
     public static func notesAndPasswords() throws -> ObjectModel {
         try model(configurations: ["Notes": ["Note"], "Passwords": ["System", "Category", "List"]]) {

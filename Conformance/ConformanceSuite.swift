@@ -12,8 +12,12 @@ import StoreCore
 public enum ConformanceSuite {
     /// Every case, in catalogue order.
     public static var allCases: [ConformanceCase] {
-        (ConformanceCatalogue.lifecycle + ConformanceCatalogue.crud + ConformanceCatalogue.relationships
-            + ConformanceCatalogue.versioning)
+        [
+            ConformanceCatalogue.lifecycle, ConformanceCatalogue.crud, ConformanceCatalogue.relationships,
+            ConformanceCatalogue.graph, ConformanceCatalogue.deleteRules, ConformanceCatalogue.validation,
+            ConformanceCatalogue.faults, ConformanceCatalogue.contexts, ConformanceCatalogue.stores,
+            ConformanceCatalogue.versioning,
+        ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }
 

@@ -103,7 +103,13 @@ extension ManagedObject {
     }
 
     /// Removes `destination` from this object's side of `relationship` (to-one or to-many).
+    /// When this object no longer exists in the store there is nothing to remove it from.
     func primitiveRemove(_ destination: ManagedObject, from relationship: RelationshipDescription) throws {
+        do {
+            try fireFault()
+        } catch let error as StoreError where error.code == .managedObjectReferentialIntegrity {
+            return
+        }
         if relationship.isToMany {
             var list = try loadedList(relationship.name)
             guard list.remove(destination) else { return }

@@ -32,6 +32,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var slots: [Slot] = []
         /// Node values last read from or written to incremental stores, by object ID.
         var rowCache: [ObjectID: StoreNode] = [:]
+        var statistics = CoordinatorStatistics()
 
         func slot(for identifier: String?) -> Slot? {
             guard let identifier else { return nil }
@@ -176,6 +177,9 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { $0.slot(for: identifier)?.handle }
     }
 
+    /// How often the coordinator has called into its stores so far.
+    public var statistics: CoordinatorStatistics { state.withLock { $0.statistics } }
+
     // MARK: Metadata
 
     /// The metadata of an added store (including changes not yet saved).
@@ -282,6 +286,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
                     && entities.contains { slot.store.holds(entityName: $0) }
             }
+            state.statistics.fetches += slots.count
             if slots.count == 1 {
                 let result = try Self.fetch(request, from: slots[0])
                 Self.remember(result, in: &state)
@@ -351,6 +356,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             if !refreshingCache, let cached = state.rowCache[objectID] { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
+            state.statistics.nodeLoads += 1
             do {
                 let node = try incremental.newValues(forObjectWith: objectID)
                 state.rowCache[objectID] = node
@@ -372,6 +378,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             if let cached = state.rowCache[objectID]?.toMany[relationshipName] { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
+            state.statistics.relationshipLoads += 1
             let ids = try incremental.newValue(forRelationship: relationshipName, forObjectWith: objectID)
             if model.relationship(relationshipName, of: objectID.entityName)?.isToMany == true {
                 state.rowCache[objectID]?.toMany[relationshipName] = ids
@@ -410,6 +417,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             var versions: [ObjectID: Int64] = [:]
             for (slot, part) in parts {
+                state.statistics.saves += 1
                 if let incremental = slot.store as? any IncrementalStore {
                     guard !part.isEmpty else { continue }
                     guard case .saved(let saved) = try incremental.execute(.save(part)) else {
