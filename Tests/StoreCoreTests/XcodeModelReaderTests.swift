@@ -303,6 +303,8 @@ struct XcodeModelErrorTests {
         ("<model><entity name=\"A\"/><configuration name=\"C\"><memberEntity name=\"B\"/></configuration></model>",
          "configuration C names unknown entity B"),
         ("<model><entity name=\"A\"/><entity name=\"A\"/></model>", "entity A is declared twice"),
+        ("<model>" + String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100) + "</model>",
+         "elements are nested deeper than 64 levels"),
     ])
     func malformedModelsAreClearErrors(xml: String, expected: String) throws {
         let error = try #require(Self.error(xml))
