@@ -51,7 +51,9 @@ let package = Package(
             name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
             path: "Examples/JSONFileStore/Tests"),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
+        .testTarget(
+            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"],
+            resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
