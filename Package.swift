@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "storectl",
             dependencies: [
-                "PersistentStores",
+                "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
