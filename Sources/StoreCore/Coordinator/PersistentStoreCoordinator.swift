@@ -109,6 +109,8 @@ public final class PersistentStoreCoordinator: Sendable {
     ///     for stores that need none (InMemory).
     ///   - options: store options (``StoreOptionKey``).
     /// - Returns: the handle that names the store from now on.
+    /// - Throws: 134100 when the store's metadata does not fit the model (see
+    ///   ``ModelCompatibility``); the store is then not added and its file is not written.
     @discardableResult
     public func addPersistentStore(
         type: String, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = [:]
@@ -133,6 +135,7 @@ public final class PersistentStoreCoordinator: Sendable {
             } else if let atomic = store as? AtomicStore {
                 try atomic.loadFromFile()
             }
+            try ModelCompatibility.verify(store)
             if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
                 throw StoreError(
                     .persistentStoreOperation,
