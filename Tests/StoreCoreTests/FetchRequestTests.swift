@@ -292,3 +292,45 @@ private let usersModel: ObjectModel? = try? ObjectModel {
         #expect(unfilled.withSubstitutionVariables(["MIN_AGE": 1]).predicate?.freeVariables == [])
     }
 }
+
+@Suite struct FetchRequestTemplateTests {
+    @Test func modelTemplatesBecomeRequests() throws {
+        let model = try ObjectModel(fetchRequestTemplates: [
+            FetchRequestTemplate("Adults", entity: "User", predicate: "age >= $MIN_AGE", fetchLimit: 2, includesSubentities: false),
+            FetchRequestTemplate("Everyone", entity: "User"),
+            FetchRequestTemplate("Broken", entity: "User", predicate: "age >="),
+        ]) {
+            Entity("User") { Attribute("age", .integer64) }
+        }
+        let adults = try model.fetchRequest(fromTemplateNamed: "Adults", substitutionVariables: ["MIN_AGE": 18])
+        #expect(adults.predicate == (try FetchPredicate(format: "age >= 18")))
+        #expect(adults.fetchLimit == 2)
+        #expect(adults.includesSubentities == false)
+        #expect(try model.fetchRequest(fromTemplateNamed: "Everyone").predicate == nil)
+        #expect(throws: StoreError.self) { try model.fetchRequest(fromTemplateNamed: "Nope") }
+        #expect(throws: StoreError.self) { try model.fetchRequest(fromTemplateNamed: "Broken") }
+        // Without values the variable stays, and the fetch reports it.
+        let (coordinator, _) = try makeCoordinator(model)
+        let unfilled = try model.fetchRequest(fromTemplateNamed: "Adults")
+        #expect(throws: StoreError.self) { try coordinator.execute(unfilled) }
+        try insert([("User", ["age": 10], [:]), ("User", ["age": 20], [:]), ("User", ["age": 30], [:])], into: coordinator)
+        var counted = adults
+        counted.resultType = .count
+        #expect(try coordinator.execute(counted) == .count(2))
+    }
+
+    @Test func fetchedPropertiesBindTheSourceObject() throws {
+        let model = try #require(usersModel)
+        let crew = ObjectID(storeIdentifier: "S", entityName: "Team", reference: .int(1))
+        let source: [String: StoreValue] = ["team": .objectID(crew), "age": 30]
+        let teammates = FetchedPropertyDescription("teammates", entity: "User", predicate: "team == $FETCH_SOURCE.team AND age < $FETCH_SOURCE.age")
+        let request = try FetchRequest(fetchedProperty: teammates, source: source)
+        #expect(request.entityName == "User")
+        #expect(request.predicate == (try FetchPredicate(format: "team == %@ AND age < 30", crew)))
+        let node = StoreNode(objectID: ObjectID(storeIdentifier: "S", entityName: "User", reference: .int(9)), attributes: ["age": 5])
+        let graph = NodeGraph(nodes: [node], model: model)
+        let itself = FetchedPropertyDescription("me", entity: "User", predicate: "SELF == $FETCH_SOURCE")
+        #expect(try FetchRequest(fetchedProperty: itself, source: graph.object(for: node)).predicate
+            == (try FetchPredicate(format: "SELF == %@", node.objectID)))
+    }
+}

@@ -67,6 +67,22 @@ public struct ObjectModel: Sendable {
         fetchRequestTemplates.first { $0.name == name }
     }
 
+    /// The fetch request of a template with its `$variables` substituted (Core Data's
+    /// `fetchRequestFromTemplate(withName:substitutionVariables:)`); 134060 for an unknown name
+    /// or a predicate that does not parse.
+    ///
+    /// ```swift
+    /// let request = try model.fetchRequest(fromTemplateNamed: "AdultUsers", substitutionVariables: ["MIN_AGE": 18])
+    /// ```
+    public func fetchRequest(
+        fromTemplateNamed name: String, substitutionVariables: [String: any PredicateArgument] = [:]
+    ) throws -> FetchRequest {
+        guard let template = fetchRequestTemplate(named: name) else {
+            throw StoreError(.coreData, "The model has no fetch request template named \(name)")
+        }
+        return try FetchRequest(template: template, substitutionVariables: substitutionVariables)
+    }
+
     /// Entity names in declaration order.
     public var entityNames: [String] { entities.map(\.name) }
 

@@ -106,6 +106,22 @@ public indirect enum FetchExpression: Sendable, Hashable {
         }
     }
 
+    /// The expression with parts replaced (see ``FetchPredicate/replacingExpressions(_:)``).
+    func replacing(_ transform: (FetchExpression) throws -> FetchExpression?) rethrows -> FetchExpression {
+        if let replaced = try transform(self) { return replaced }
+        switch self {
+        case .constant, .evaluatedObject, .now, .variable: return self
+        case .collection(let items): return .collection(try items.map { try $0.replacing(transform) })
+        case .keyPath(let base, let components): return .keyPath(try base.replacing(transform), components)
+        case .subquery(let collection, let variable, let predicate):
+            return .subquery(
+                collection: try collection.replacing(transform), variable: variable,
+                predicate: try predicate.replacingExpressions(transform))
+        case .arithmetic(let op, let lhs, let rhs):
+            return .arithmetic(op, try lhs.replacing(transform), try rhs.replacing(transform))
+        }
+    }
+
     /// The names of the `$variables` not bound by a subquery, in order of first appearance.
     public var freeVariables: [String] {
         var names: [String] = []

@@ -84,6 +84,22 @@ public indirect enum FetchPredicate: Sendable, Hashable {
         return names
     }
 
+    /// The predicate with expressions replaced, outermost first: where `transform` returns an
+    /// expression it replaces the one given (and is not applied inside it); where it returns nil
+    /// the expression's parts are visited.
+    func replacingExpressions(_ transform: (FetchExpression) throws -> FetchExpression?) rethrows -> FetchPredicate {
+        switch self {
+        case .truePredicate, .falsePredicate: return self
+        case .comparison(var comparison):
+            comparison.lhs = try comparison.lhs.replacing(transform)
+            comparison.rhs = try comparison.rhs.replacing(transform)
+            return .comparison(comparison)
+        case .and(let parts): return .and(try parts.map { try $0.replacingExpressions(transform) })
+        case .or(let parts): return .or(try parts.map { try $0.replacingExpressions(transform) })
+        case .not(let inner): return .not(try inner.replacingExpressions(transform))
+        }
+    }
+
     func substituting(_ variables: [String: FetchExpression], bound: Set<String>) -> FetchPredicate {
         switch self {
         case .truePredicate, .falsePredicate: return self

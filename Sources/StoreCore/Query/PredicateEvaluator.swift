@@ -87,6 +87,18 @@ public final class PredicateEvaluator {
         }
     }
 
+    /// The value of an expression for `object` as a constant expression: a scalar as
+    /// `.constant`, an object as its ID, a collection as `.collection` of constants.
+    public func constant(of expression: FetchExpression, with object: any PredicateEvaluable) throws -> FetchExpression {
+        func constant(_ operand: Operand) -> FetchExpression {
+            switch operand {
+            case .collection(let items): return .collection(items.map(constant))
+            default: return .constant(operand.scalar ?? .null)
+            }
+        }
+        return constant(try value(expression, object: object, bindings: [:]))
+    }
+
     // MARK: Predicates
 
     func evaluate(_ predicate: FetchPredicate, object: any PredicateEvaluable, bindings: [String: Operand]) throws -> Bool {

@@ -96,6 +96,45 @@ public struct FetchRequest: Sendable, Hashable, Codable {
         }
     }
 
+    /// A request from a fetch request template of the model, its `$variables` substituted
+    /// (Core Data's `fetchRequestFromTemplate(withName:substitutionVariables:)`).
+    ///
+    /// - Throws: a ``StoreError`` (134060) when the template's predicate does not parse.
+    public init(template: FetchRequestTemplate, substitutionVariables: [String: any PredicateArgument] = [:]) throws {
+        try self.init(entityName: template.entityName, predicateFormat: template.predicateFormat, substitutionVariables: substitutionVariables)
+        fetchLimit = template.fetchLimit
+        fetchBatchSize = template.fetchBatchSize
+        includesSubentities = template.includesSubentities
+        includesPendingChanges = template.includesPendingChanges
+        returnsObjectsAsFaults = template.returnsObjectsAsFaults
+        returnsDistinctResults = template.returnsDistinctResults
+    }
+
+    /// The request that computes a fetched property for `source` (a managed object or a
+    /// ``GraphNode``): the property's predicate with `$FETCH_SOURCE` standing for the source
+    /// object (its ID) and `$FETCH_SOURCE.key` for the source's values, read now.
+    ///
+    /// ```swift
+    /// // FetchedPropertyDescription("teammates", entity: "Player", predicate: "team == $FETCH_SOURCE.team")
+    /// let request = try FetchRequest(fetchedProperty: teammates, source: player)
+    /// ```
+    ///
+    /// - Throws: a ``StoreError`` (134060) when the property's predicate does not parse.
+    public init(fetchedProperty: FetchedPropertyDescription, source: any PredicateEvaluable) throws {
+        try self.init(entityName: fetchedProperty.destinationEntityName, predicateFormat: fetchedProperty.predicateFormat)
+        let evaluator = PredicateEvaluator()
+        predicate = try predicate?.replacingExpressions { expression in
+            switch expression {
+            case .variable("FETCH_SOURCE"):
+                return .constant(source.predicateObjectID.map(StoreValue.objectID) ?? .null)
+            case .keyPath(.variable("FETCH_SOURCE"), let components):
+                return try evaluator.constant(of: .keyPath(.evaluatedObject, components), with: source)
+            default:
+                return nil
+            }
+        }
+    }
+
     /// Whether the dictionaries of this request are aggregates (an aggregate column, or grouping).
     public var hasAggregates: Bool {
         resultType == .dictionaries && (!propertiesToGroupBy.isEmpty || propertiesToFetch.contains(where: \.isAggregate))
