@@ -48,6 +48,7 @@ let package = Package(
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],
