@@ -48,7 +48,7 @@ let package = Package(
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],

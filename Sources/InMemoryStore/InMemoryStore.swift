@@ -86,7 +86,7 @@ public final class InMemoryStore: IncrementalStore {
             for entity in entities {
                 tables[entity]?.forEach { nodes.append(complete($0)) }
             }
-            return QueryEngine.execute(fetch, over: nodes)
+            return try QueryEngine.execute(fetch, over: nodes)
         case .save(let save):
             return .saved(versions: try apply(save))
         }

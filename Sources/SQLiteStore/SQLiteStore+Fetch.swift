@@ -21,7 +21,8 @@ extension SQLiteStore {
         return "\(column) IN (\(numbers.map(String.init).joined(separator: ", ")))"
     }
 
-    /// Answers a fetch.
+    /// Answers a fetch in SQL: the predicate, sort keys, window and result shape are all
+    /// compiled (``SQLiteQueryCompiler``); only the rows asked for are read.
     func fetch(_ request: FetchRequest) throws -> StoreResult {
         let (connection, schema) = try ready()
         guard let mapping = schema.entities[request.entityName] else {
@@ -29,51 +30,135 @@ extension SQLiteStore {
             case .managedObjects: return .nodes([])
             case .objectIDs: return .objectIDs([])
             case .count: return .count(0)
+            case .dictionaries: return .dictionaries([])
             }
         }
         let numbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
         let treeNumbers = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
-        let table = SQLiteSchema.sql(mapping.table)
-        var clauses = ""
-        if let restriction = Self.entityRestriction(numbers, of: treeNumbers) { clauses += " WHERE \(restriction)" }
-        let window = request.fetchLimit > 0 || request.fetchOffset > 0
-        let windowClause = window ? " LIMIT ? OFFSET ?" : ""
-        func bindWindow(_ statement: SQLiteStatement, from index: Int32) {
-            guard window else { return }
-            statement.bind(int64: request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1, at: index)
-            statement.bind(int64: Int64(max(0, request.fetchOffset)), at: index + 1)
+        let compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
+        var conditions: [String] = []
+        if let restriction = Self.entityRestriction(numbers, of: treeNumbers, alias: "t0") { conditions.append(restriction) }
+        if let predicate = request.predicate, predicate != .truePredicate {
+            conditions.append(try compiler.condition(predicate))
         }
+        if request.resultType == .dictionaries {
+            return try fetchDictionaries(request, compiler: compiler, conditions: conditions, connection: connection)
+        }
+        var order: [String] = []
+        if request.resultType != .count || request.fetchLimit > 0 || request.fetchOffset > 0 {
+            for key in request.sortKeys { order += try compiler.orderTerms(for: key) }
+            order.append("t0.Z_PK")
+        }
+        let window = windowClause(request, compiler: compiler)
+        let reader = request.resultType == .managedObjects
+            ? rowReader(for: numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }) : nil
+        // Joins are known only once everything that may add one has been compiled.
+        let from = ([SQLiteSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let orderClause = order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", ")
         countQuery()
         switch request.resultType {
         case .count:
-            let sql =
-                window
-                ? "SELECT COUNT(*) FROM (SELECT 1 FROM \(table)\(clauses) ORDER BY Z_PK\(windowClause))"
-                : "SELECT COUNT(*) FROM \(table)\(clauses)"
-            let statement = try connection.cached(sql)
-            bindWindow(statement, from: 1)
+            let sql = window.isEmpty
+                ? "SELECT COUNT(*) FROM \(from)\(whereClause)"
+                : "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM \(from)\(whereClause)\(orderClause)\(window))"
+            let statement = try query(sql, parameters: compiler.parameters, connection: connection)
             guard try statement.step() else { return .count(0) }
             return .count(Int(statement.int64(at: 0)))
         case .objectIDs:
-            let statement = try connection.cached("SELECT Z_PK, Z_ENT FROM \(table)\(clauses) ORDER BY Z_PK\(windowClause)")
-            bindWindow(statement, from: 1)
+            let statement = try query(
+                "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)", parameters: compiler.parameters,
+                connection: connection)
             var ids: [ObjectID] = []
             while try statement.step() {
                 ids.append(try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema))
             }
             return .objectIDs(ids)
-        case .managedObjects:
-            let mappings = numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }
-            let reader = rowReader(for: mappings)
-            let statement = try connection.cached(
-                "SELECT \(reader.selectList()) FROM \(table)\(clauses) ORDER BY Z_PK\(windowClause)")
-            bindWindow(statement, from: 1)
+        case .managedObjects, .dictionaries:
+            guard let reader else { return .nodes([]) }
+            let statement = try query(
+                "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)",
+                parameters: compiler.parameters, connection: connection)
             var nodes: [StoreNode] = []
             let store = identifier
             while try statement.step() {
                 nodes.append(try reader.node(from: statement, store: store, schema: schema, url: url))
             }
+            if !request.relationshipKeyPathsForPrefetching.isEmpty, !nodes.isEmpty {
+                try prefetch(request.relationshipKeyPathsForPrefetching, into: &nodes, entity: mapping, connection: connection, schema: schema)
+            }
             return .nodes(nodes)
+        }
+    }
+
+    /// ` LIMIT ?n OFFSET ?m` for a request with a window, bound through the compiler.
+    func windowClause(_ request: FetchRequest, compiler: SQLiteQueryCompiler) -> String {
+        guard request.fetchLimit > 0 || request.fetchOffset > 0 else { return "" }
+        let limit = compiler.parameter(.int(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))
+        let offset = compiler.parameter(.int(Int64(max(0, request.fetchOffset))))
+        return " LIMIT \(limit) OFFSET \(offset)"
+    }
+
+    /// A cached statement for `sql` with `parameters` bound to `?1`, `?2`, ….
+    func query(_ sql: String, parameters: [StoreValue], connection: SQLiteConnection) throws -> SQLiteStatement {
+        lastQuery = sql
+        let statement = try connection.cached(sql)
+        for (index, value) in parameters.enumerated() {
+            SQLiteValueCoder.bind(value, to: statement, at: Int32(index + 1))
+        }
+        return statement
+    }
+
+    /// Fills the to-many relationships named by the first component of each key path, one
+    /// query per key path for all the nodes at once.
+    func prefetch(
+        _ keyPaths: [String], into nodes: inout [StoreNode], entity: SQLiteEntityMapping, connection: SQLiteConnection,
+        schema: SQLiteSchema
+    ) throws {
+        var names: [String] = []
+        for keyPath in keyPaths {
+            let name = String(keyPath.split(separator: ".", maxSplits: 1).first ?? "")
+            if !names.contains(name) { names.append(name) }
+        }
+        var positions: [Int64: [Int]] = [:]
+        for (position, node) in nodes.enumerated() {
+            if case .int(let key)? = node.objectID.referenceObject { positions[key, default: []].append(position) }
+        }
+        let keys = "[" + positions.keys.sorted().map(String.init).joined(separator: ",") + "]"
+        for name in names {
+            guard let relationship = model.relationship(name, of: entity.name) else {
+                throw StoreError(
+                    .coreData, "Cannot prefetch \(name): entity \(entity.name) has no such relationship", entityName: entity.name,
+                    propertyName: name)
+            }
+            guard relationship.isToMany, let storage = entity.relationships[name],
+                let destination = schema.entities[relationship.destinationEntityName]
+            else { continue }
+            let sql: String
+            switch storage {
+            case .toOne: continue
+            case .toManyThroughInverse(let table, let column, let orderColumn), .toManyWithoutInverse(let table, let column, let orderColumn):
+                let c = SQLiteSchema.sql(column)
+                let order = orderColumn.map { "d.\(SQLiteSchema.sql($0)), " } ?? ""
+                sql = "SELECT d.\(c), d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.sql(table)) d WHERE d.\(c) IN (SELECT value FROM json_each(?1)) ORDER BY d.\(c), \(order)d.Z_PK"
+            case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+                let s = SQLiteSchema.sql(sourceColumn)
+                let t = SQLiteSchema.sql(destinationColumn)
+                let order = orderColumn.map { "j.\(SQLiteSchema.sql($0)), " } ?? ""
+                sql = "SELECT j.\(s), j.\(t), d.Z_ENT FROM \(SQLiteSchema.sql(table)) j JOIN \(SQLiteSchema.sql(destination.table)) d ON d.Z_PK = j.\(t) WHERE j.\(s) IN (SELECT value FROM json_each(?1)) ORDER BY j.\(s), \(order)j.\(t)"
+            }
+            countQuery()
+            let statement = try query(sql, parameters: [.string(keys)], connection: connection)
+            var found: [Int64: [ObjectID]] = [:]
+            while try statement.step() {
+                let id = try objectID(entityNumber: Int(statement.int64(at: 2)), primaryKey: statement.int64(at: 1), schema: schema)
+                found[statement.int64(at: 0), default: []].append(id)
+            }
+            for (key, indexes) in positions {
+                for index in indexes where model.relationship(name, of: nodes[index].entityName) != nil {
+                    nodes[index].toMany[name] = found[key] ?? []
+                }
+            }
         }
     }
 

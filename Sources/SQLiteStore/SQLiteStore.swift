@@ -52,6 +52,8 @@ public final class SQLiteStore: IncrementalStore {
     var rowReaders: [[Int]: SQLiteRowReader] = [:]
     /// How many queries ran (prefetching and fault tests count them).
     public private(set) var queryCount = 0
+    /// The SQL of the last compiled fetch (for tests and diagnostics).
+    var lastQuery: String?
 
     /// Creates the store object; ``loadMetadata()`` opens the file.
     public required init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws {
@@ -73,6 +75,7 @@ public final class SQLiteStore: IncrementalStore {
         // Nothing is written (not even the journal mode) until the file is known to be a store
         // that holds the model.
         let opened = try Self.open(url: url, options: options, readOnly: isReadOnly, mustExist: false)
+        try SQLiteFunctions.register(on: opened)
         connection = opened
         let tables = try opened.tableNames()
         if tables.contains("Z_METADATA") {
