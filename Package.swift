@@ -42,11 +42,18 @@ let package = Package(
         .executableTarget(
             name: "storectl",
             dependencies: [
-                "PersistentStores",
+                "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
+        .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
+        .testTarget(
+            name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
+            path: "Examples/JSONFileStore/Tests"),
+
+        .testTarget(
+            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"],
+            resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
         .testTarget(

@@ -1,6 +1,6 @@
 import Foundation
 import StoreCore
-import Synchronization
+
 
 extension ConformanceCatalogue {
     /// Two contexts editing the same team: the first saves "first", the second then saves
@@ -41,7 +41,7 @@ extension ConformanceCatalogue {
             let otherDrop = try other.existingObject(with: drop.objectID)
             var received: [ContextDidSave] = []
             stack.context.addObserver { event in if case .didSave(let save) = event { received.append(save) } }
-            let broadcast = Mutex<[ContextDidSave]>([])
+            let broadcast = Locked<[ContextDidSave]>([])
             let token = stack.coordinator.addObserver { save in broadcast.withLock { $0.append(save) } }
             try keep.setValue("kept", forKey: "name")
             stack.context.delete(drop)

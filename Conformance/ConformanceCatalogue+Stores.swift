@@ -1,6 +1,6 @@
 import Foundation
 import StoreCore
-import Synchronization
+
 
 extension ConformanceCatalogue {
     /// Several stores and concurrency: #47, #63.
@@ -56,9 +56,9 @@ extension ConformanceCatalogue {
             let stack = try env.openStack(try ConformanceModels.users())
             let coordinator = stack.coordinator
             let batch = 100
-            let done = Mutex(0)
-            let problems = Mutex<[String]>([])
-            let counts = Mutex<[Int]>([])
+            let done = Locked(0)
+            let problems = Locked<[String]>([])
+            let counts = Locked<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 5) { worker in
                 if worker == 4 {
                     let context = ManagedObjectContext(coordinator: coordinator)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+
 
 /// The coordinator: one model, any number of stores behind it, and the row cache. Contexts talk
 /// to stores only through it.
@@ -19,9 +19,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public let model: ObjectModel
     /// Where store type names are looked up.
     public let registry: StoreRegistry
-    private let state: Mutex<State>
-    private let classes = Mutex<[String: ManagedObject.Type]>([:])
-    private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
+    private let state: Locked<State>
+    private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
 
     private struct Slot {
         let handle: StoreHandle
@@ -44,7 +44,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public init(model: ObjectModel, registry: StoreRegistry = .shared) {
         self.model = model
         self.registry = registry
-        self.state = Mutex(State())
+        self.state = Locked(State())
     }
 
     // MARK: Classes
@@ -109,6 +109,8 @@ public final class PersistentStoreCoordinator: Sendable {
     ///     for stores that need none (InMemory).
     ///   - options: store options (``StoreOptionKey``).
     /// - Returns: the handle that names the store from now on.
+    /// - Throws: 134100 when the store's metadata does not fit the model (see
+    ///   ``ModelCompatibility``); the store is then not added and its file is not written.
     @discardableResult
     public func addPersistentStore(
         type: String, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = [:]
@@ -133,6 +135,7 @@ public final class PersistentStoreCoordinator: Sendable {
             } else if let atomic = store as? AtomicStore {
                 try atomic.loadFromFile()
             }
+            try ModelCompatibility.verify(store)
             if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
                 throw StoreError(
                     .persistentStoreOperation,

@@ -49,8 +49,8 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     public func coerce(_ value: StoreValue) -> StoreValue? {
         if case .null = value { return .null }
         switch (self, value) {
-        case (.integer16, .int(let v)): return Int16(exactly: v) != nil ? value : nil
-        case (.integer32, .int(let v)): return Int32(exactly: v) != nil ? value : nil
+        case (.integer16, .int(let v)): return Int16(exactly: v) != nil ? .some(value) : .none
+        case (.integer32, .int(let v)): return Int32(exactly: v) != nil ? .some(value) : .none
         case (.integer64, .int): return value
         case (.double, .double): return value
         case (.double, .int(let v)): return Double(exactly: v).map(StoreValue.double)
