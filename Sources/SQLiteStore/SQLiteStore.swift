@@ -18,7 +18,7 @@ import StoreCore
 /// Options: ``StoreOptionKey/readOnly`` opens the file read-only (saves fail with 134070);
 /// ``SQLiteOptionKey/pragmas`` and ``SQLiteOptionKey/timeout`` tune the connection. The journal
 /// is WAL unless a pragma says otherwise. Without a URL the store lives in memory.
-public final class SQLiteStore: IncrementalStore {
+public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// "SQLite".
     public static var storeType: String { "SQLite" }
     /// Persistent, incremental, shared between processes, read-only capable, URL optional.
@@ -46,6 +46,8 @@ public final class SQLiteStore: IncrementalStore {
     var connection: SQLiteConnection?
     var schema: SQLiteSchema?
     var metadataChanged = false
+    /// Whether ``loadMetadata()`` created the schema (a new store).
+    var createdSchema = false
     /// INSERT statements by entity name.
     var insertSQL: [String: String] = [:]
     /// Row readers by the entity numbers they read.
@@ -89,6 +91,7 @@ public final class SQLiteStore: IncrementalStore {
             }
             try Self.configure(opened, options: options, isNew: true)
             try createSchema(opened)
+            createdSchema = true
         } else {
             connection = nil
             throw StoreError(
@@ -245,12 +248,24 @@ public final class SQLiteStore: IncrementalStore {
         }
         let schema = try SQLiteSchema(
             model: model, configurationName: configurationName, entityNumbers: numbers, existingTables: existing)
-        let missing = schema.missingParts(in: existing)
-        if !missing.isEmpty {
+        // Tables that cannot hold the model would fail on the first query: refuse them now, as
+        // the version check would (whatever the metadata says).
+        if !schema.missingParts(in: existing).isEmpty {
+            let present = Self.presentProperties(of: schema, in: existing.mapValues(Set.init))
+            var differences: [String] = []
+            var entities: [String] = []
+            for name in schema.entities.keys.sorted() {
+                guard let mapping = schema.entities[name] else { continue }
+                let wanted = mapping.attributes.map(\.name) + mapping.relationships.keys.sorted()
+                let missing = wanted.filter { !(present[name]?.contains($0) ?? false) }
+                guard !missing.isEmpty else { continue }
+                entities.append(name)
+                differences.append("\(name) (not in the store: \(missing.joined(separator: ", ")))")
+            }
             throw StoreError(
                 .persistentStoreIncompatibleVersionHash,
-                "The model used to open the store is incompatible with the one used to create the store: the store at \(url?.path ?? "(memory)") lacks \(missing.prefix(5).joined(separator: ", "))",
-                fileURL: url)
+                "The model used to open the store is incompatible with the one used to create the store: \(differences.joined(separator: "; "))",
+                fileURL: url, entityName: entities.count == 1 ? entities[0] : nil)
         }
         self.schema = schema
         self.metadata = loaded
@@ -296,6 +311,51 @@ public final class SQLiteStore: IncrementalStore {
         }
         statement.bind(blob: data, at: 2)
         try statement.run()
+    }
+
+    /// The persistent properties the file holds per entity, for the structural compatibility
+    /// check of stores Core Data wrote: every property of the model the file has a column or
+    /// join table for, plus, on each root entity, the names of columns no entity of its tree
+    /// claims (so a file with a property the model lacks is reported as different). Nil for a
+    /// store this store just created.
+    public func storedSchema() throws -> [String: Set<String>]? {
+        guard !createdSchema, let connection, let schema else { return nil }
+        var existing: [String: Set<String>] = [:]
+        for table in try connection.tableNames() where !table.hasPrefix("sqlite_") {
+            existing[table] = Set(try connection.columnNames(of: table))
+        }
+        var result = Self.presentProperties(of: schema, in: existing)
+        var claimed: [String: Set<String>] = [:]
+        for table in schema.tables { claimed[table.name] = Set(table.columns.map(\.name)) }
+        for (name, mapping) in schema.entities where name == mapping.root {
+            result[name, default: []].formUnion((existing[mapping.table] ?? []).subtracting(claimed[mapping.table] ?? []))
+        }
+        return result
+    }
+
+    /// Per entity, the properties of `schema` whose columns or join tables `existing` (table →
+    /// columns) has.
+    static func presentProperties(of schema: SQLiteSchema, in existing: [String: Set<String>]) -> [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for (name, mapping) in schema.entities {
+            var properties: Set<String> = []
+            for attribute in mapping.attributes where existing[mapping.table]?.contains(attribute.column) == true {
+                properties.insert(attribute.name)
+            }
+            for (relationship, storage) in mapping.relationships {
+                let present: Bool
+                switch storage {
+                case .toOne(let column, _): present = existing[mapping.table]?.contains(column) == true
+                case .toManyThroughInverse(let table, let column, _), .toManyWithoutInverse(let table, let column, _):
+                    present = existing[table]?.contains(column) == true
+                case .manyToMany(let table, let source, let destination, _):
+                    present = existing[table].map { $0.contains(source) && $0.contains(destination) } ?? false
+                }
+                if present { properties.insert(relationship) }
+            }
+            result[name] = properties
+        }
+        return result
     }
 
     /// The open connection and schema, or 134070 before ``loadMetadata()``.

@@ -17,7 +17,7 @@ struct CoreDataFixtureTests {
     func readEasyLife() throws {
         let directory = try TemporaryDirectory()
         let url = try Fixtures.copy(Fixtures.easyLifeStore, into: directory)
-        let store = try openStore(Models.easyLife(), at: url)
+        let store = try openStore(ObjectModel(contentsOf: Fixtures.easyLifeModel), at: url)
         #expect(store.identifier == "F76F1F4C-F2BC-41B5-A4BF-799AB57815F1")
         #expect(store.metadata[MetadataKey.storeType] == "SQLite")
         #expect(store.metadata["NSPersistenceFrameworkVersion"] == 849)
@@ -57,7 +57,7 @@ struct CoreDataFixtureTests {
     func writeEasyLife() throws {
         let directory = try TemporaryDirectory()
         let url = try Fixtures.copy(Fixtures.easyLifeStore, into: directory)
-        let store = try openStore(Models.easyLife(), at: url)
+        let store = try openStore(ObjectModel(contentsOf: Fixtures.easyLifeModel), at: url)
         let item1 = ObjectID(storeIdentifier: store.identifier, entityName: "TodoItem", reference: .int(1))
         let ids = try store.obtainPermanentIDs(for: [.temporary(entityName: "TodoItem"), .temporary(entityName: "Project")])
         #expect(ids.map(\.referenceObject) == [.int(7), .int(1)])
@@ -86,7 +86,7 @@ struct CoreDataFixtureTests {
         #expect(try rows("SELECT Z_2BLOCKEDBY, Z_2BLOCKING FROM Z_2BLOCKING", in: url) == [["1", "7"]])
         #expect(try rows("PRAGMA integrity_check", in: url) == [["ok"]])
 
-        let reopened = try openStore(Models.easyLife(), at: url)
+        let reopened = try openStore(ObjectModel(contentsOf: Fixtures.easyLifeModel), at: url)
         #expect(try fetchNodes("TodoItem", from: reopened).count == 7)
         #expect(try reopened.newValue(forRelationship: "todoItem", forObjectWith: ids[1]) == [ids[0]])
         #expect(try reopened.newValue(forRelationship: "blockedBy", forObjectWith: ids[0]) == [item1])
@@ -98,7 +98,7 @@ struct CoreDataFixtureTests {
     func bnr() throws {
         let directory = try TemporaryDirectory()
         let url = try Fixtures.copy(Fixtures.bnrStore, into: directory)
-        let store = try openStore(Models.bnr(), at: url)
+        let store = try openStore(ObjectModel(contentsOf: Fixtures.bnrModel), at: url)
         #expect(store.identifier == "E7350B5D-5058-46F7-90B9-DCA517BBAF92")
         let hashes = store.metadata[MetadataKey.versionHashes]?.dictionaryValue
         #expect(hashes?["Book"]?.dataValue == Data(base64Encoded: "KSySPkjCy+6loRO7doX7xjq4AMC7wkKtF6Dy4qHgj1w="))
@@ -114,8 +114,54 @@ struct CoreDataFixtureTests {
         #expect(try rows("SELECT * FROM Z_1BOOKS", in: url) == [["1", "1"]])
         #expect(try rows("SELECT Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT", in: url) == [["1"], ["1"]])
         #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME FROM ZAUTHOR", in: url) == [["1", "1", "1", "Aaron", "Hillegass"]])
-        let reopened = try openStore(Models.bnr(), at: url)
+        let reopened = try openStore(ObjectModel(contentsOf: Fixtures.bnrModel), at: url)
         #expect(try reopened.newValue(forRelationship: "authors", forObjectWith: ids[1]) == [ids[0]])
+    }
+
+    @Test("The Xcode models describe the same entities as the models written in code")
+    func xcodeModels() throws {
+        #expect(try ObjectModel(contentsOf: Fixtures.easyLifeModel).entityNames.sorted() == Models.easyLife().entityNames.sorted())
+        #expect(try SQLiteSchema(model: ObjectModel(contentsOf: Fixtures.easyLifeModel)) == SQLiteSchema(model: Models.easyLife()))
+        #expect(try SQLiteSchema(model: ObjectModel(contentsOf: Fixtures.bnrModel)) == SQLiteSchema(model: Models.bnr()))
+    }
+
+    @Test("Both fixtures are added through a coordinator with their Xcode models (structural compatibility)")
+    func coordinator() throws {
+        let directory = try TemporaryDirectory()
+        for (store, model) in [(Fixtures.easyLifeStore, Fixtures.easyLifeModel), (Fixtures.bnrStore, Fixtures.bnrModel)] {
+            let url = try Fixtures.copy(store, into: directory)
+            let registry = StoreRegistry()
+            registry.register(SQLiteStore.self)
+            let coordinator = PersistentStoreCoordinator(model: try ObjectModel(contentsOf: model), registry: registry)
+            let handle = try coordinator.addPersistentStore(type: "SQLite", at: url)
+            #expect(!handle.identifier.isEmpty)
+        }
+        // A model that lacks an attribute the file has is refused.
+        let other = try TemporaryDirectory()
+        let url = try Fixtures.copy(Fixtures.easyLifeStore, into: other)
+        let registry = StoreRegistry()
+        registry.register(SQLiteStore.self)
+        let trimmed = try ObjectModel {
+            Entity("Project") {
+                Attribute("name", .string)
+                Relationship("todoItem", to: "TodoItem", inverse: "project", toMany: true)
+            }
+            Entity("TodoItem") {
+                Attribute("date", .date)
+                Attribute("done", .boolean)
+                Attribute("name", .string)
+                Attribute("notes", .string)
+                Attribute("repeats", .integer16)
+                Relationship("blockedBy", to: "TodoItem", inverse: "blocking", toMany: true)
+                Relationship("blocking", to: "TodoItem", inverse: "blockedBy", toMany: true)
+                Relationship("project", to: "Project", inverse: "todoItem")
+            }
+        }
+        let error = try #require(throws: StoreError.self) {
+            try PersistentStoreCoordinator(model: trimmed, registry: registry).addPersistentStore(type: "SQLite", at: url)
+        }
+        #expect(error.code == .persistentStoreIncompatibleVersionHash, "\(error)")
+        #expect(error.message.contains("ZPRIORITY"), "\(error)")
     }
 
     @Test("Opening a fixture read-only leaves the copy byte for byte as it was")
@@ -123,7 +169,7 @@ struct CoreDataFixtureTests {
         let directory = try TemporaryDirectory()
         let url = try Fixtures.copy(Fixtures.easyLifeStore, into: directory)
         let before = try Data(contentsOf: url)
-        let store = try openStore(Models.easyLife(), at: url, options: [StoreOptionKey.readOnly: true])
+        let store = try openStore(ObjectModel(contentsOf: Fixtures.easyLifeModel), at: url, options: [StoreOptionKey.readOnly: true])
         #expect(try fetchNodes("TodoItem", from: store).count == 6)
         #expect(try Data(contentsOf: url) == before)
     }

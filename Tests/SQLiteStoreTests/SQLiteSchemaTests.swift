@@ -51,7 +51,10 @@ struct SQLiteSchemaTests {
             print("Skipped: the Core Data fixtures are not at \(Fixtures.directory.path)")
             return
         }
-        let (model, file) = name == "BNR" ? (try Models.bnr(), Fixtures.bnrStore) : (try Models.easyLife(), Fixtures.easyLifeStore)
+        let (model, file) =
+            name == "BNR"
+            ? (try ObjectModel(contentsOf: Fixtures.bnrModel), Fixtures.bnrStore)
+            : (try ObjectModel(contentsOf: Fixtures.easyLifeModel), Fixtures.easyLifeStore)
         let directory = try TemporaryDirectory()
         let fixture = try Layout(file: Fixtures.copy(file, into: directory))
         let computed = Layout(schema: try SQLiteSchema(model: model))

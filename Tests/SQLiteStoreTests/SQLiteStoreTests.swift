@@ -255,7 +255,7 @@ struct SQLiteStoreTests {
         }
         let error = try #require(throws: StoreError.self) { try openStore(changed, at: url) }
         #expect(error.code == .persistentStoreIncompatibleVersionHash)
-        #expect(error.message.contains("ZTEAM.ZFOUNDED"))
+        #expect(error.message.contains("Team (not in the store: founded)"), "\(error)")
         #expect(try rows("SELECT sql FROM sqlite_master", in: url) == before)
     }
 

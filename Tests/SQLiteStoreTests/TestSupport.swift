@@ -32,6 +32,9 @@ enum Fixtures {
     static let bnrStore = directory.appendingPathComponent("coredata-sqlite/BNRTestModel/TestModel.sqlite")
     static let easyLifeStore = directory.appendingPathComponent("coredata-sqlite/EasyLife-1.5.0/EasyLife 1.5.0.sqlite")
 
+    static let bnrModel = directory.appendingPathComponent("coredata-sqlite/BNRTestModel/Sample.xcdatamodeld/TestModel.xcdatamodel")
+    static let easyLifeModel = directory.appendingPathComponent("coredata-sqlite/EasyLife-1.5.0/EasyLife 1.5.0.xcdatamodel")
+
     static var available: Bool {
         FileManager.default.fileExists(atPath: bnrStore.path) && FileManager.default.fileExists(atPath: easyLifeStore.path)
     }
