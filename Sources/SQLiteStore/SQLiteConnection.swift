@@ -108,12 +108,21 @@ final class SQLiteConnection {
             throw error(rc, "preparing \(sql)")
         }
         let wrapped = SQLiteStatement(handle: statement, connection: self, sql: sql)
+        if statements.count >= Self.statementCacheLimit {
+            // Queries built from varying shapes (IN lists, changed-column sets) must not grow the
+            // cache without bound; callers never hold a cached statement across this call.
+            for cachedStatement in statements.values { cachedStatement.finalize() }
+            statements.removeAll(keepingCapacity: true)
+        }
         statements[sql] = wrapped
         return wrapped
     }
 
     /// The number of cached statements.
     var cachedStatementCount: Int { statements.count }
+
+    /// How many prepared statements the cache keeps before it starts over.
+    static let statementCacheLimit = 256
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }

@@ -62,6 +62,12 @@ struct SQLiteConnectionTests {
         #expect(try second.step())
         #expect(second.isNull(at: 0))  // bindings were cleared
         #expect(connection.cachedStatementCount == 1)
+        for n in 0..<(SQLiteConnection.statementCacheLimit + 10) {
+            let statement = try connection.cached("SELECT \(n)")
+            #expect(try statement.step())
+            #expect(statement.int64(at: 0) == Int64(n))
+        }
+        #expect(connection.cachedStatementCount <= SQLiteConnection.statementCacheLimit)
     }
 
     static let values: [(AttributeType, StoreValue)] = [
