@@ -322,10 +322,11 @@ public final class ManagedObjectContext {
     /// checks deny rules (1600) and validation (every failure at once: one error, or 1560
     /// listing each), assigns permanent IDs, resolves conflicts by ``mergePolicy``, and has each
     /// store apply its part all-or-nothing; then posts did-save here and on the coordinator.
-    /// A save without changes does nothing. A failed save leaves every change pending.
+    /// A save without changes does nothing (unless store metadata was set, which it writes).
+    /// A failed save leaves every change pending.
     public func save() throws {
         try processPendingChanges()
-        guard hasChanges || !deferredErrors.isEmpty else { return }
+        guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
         post(.willSave)
         try processPendingChanges()
         try validateForSave()

@@ -33,6 +33,8 @@ public final class PersistentStoreCoordinator: Sendable {
         /// Node values last read from or written to incremental stores, by object ID.
         var rowCache: [ObjectID: StoreNode] = [:]
         var statistics = CoordinatorStatistics()
+        /// Incremental stores whose metadata was set and not yet saved.
+        var metadataPending: Set<String> = []
 
         func slot(for identifier: String?) -> Slot? {
             guard let identifier else { return nil }
@@ -196,6 +198,14 @@ public final class PersistentStoreCoordinator: Sendable {
             updated[MetadataKey.storeType] = store.metadata[MetadataKey.storeType]
             updated[MetadataKey.storeUUID] = store.metadata[MetadataKey.storeUUID]
             store.metadata = updated
+            state.metadataPending.insert(handle.identifier)
+        }
+    }
+
+    /// Whether some store has metadata set that the next save will write.
+    public var hasUnsavedMetadata: Bool {
+        state.withLock { state in
+            !state.metadataPending.isEmpty || state.slots.contains { ($0.store as? AtomicStore)?.metadataChanged == true }
         }
     }
 
@@ -428,7 +438,8 @@ public final class PersistentStoreCoordinator: Sendable {
             var parts: [(Slot, SaveChangesRequest)] = []
             for slot in state.slots {
                 let part = request.filtered(toStore: slot.handle.identifier)
-                let metadataPending = (slot.store as? AtomicStore)?.metadataChanged ?? false
+                let metadataPending =
+                    (slot.store as? AtomicStore)?.metadataChanged ?? state.metadataPending.contains(slot.handle.identifier)
                 guard !part.isEmpty || metadataPending else { continue }
                 if slot.store.isReadOnly && !part.isEmpty {
                     throw StoreError(
@@ -447,7 +458,8 @@ public final class PersistentStoreCoordinator: Sendable {
             for (slot, part) in parts {
                 state.statistics.saves += 1
                 if let incremental = slot.store as? any IncrementalStore {
-                    guard !part.isEmpty else { continue }
+                    // An empty save still writes metadata set since the last one.
+                    state.metadataPending.remove(slot.handle.identifier)
                     guard case .saved(let saved) = try incremental.execute(.save(part)) else {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
