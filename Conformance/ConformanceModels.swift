@@ -121,6 +121,29 @@ public enum ConformanceModels {
         }
     }
 
+    /// Batch requests: Song {title, favorite (default NO), lastUsed, plays (≥ 0), album → Album,
+    /// playlists ↔ Playlist}; Album {title, songs →> Song (Cascade)}; Playlist {name, songs ↔ Song}.
+    public static func music() throws -> ObjectModel {
+        try model {
+            Entity("Song") {
+                Attribute("title", .string)
+                Attribute("favorite", .boolean, optional: false, defaultValue: false)
+                Attribute("lastUsed", .date)
+                Attribute("plays", .integer32, defaultValue: 0, minValue: 0)
+                Relationship("album", to: "Album", inverse: "songs")
+                Relationship("playlists", to: "Playlist", inverse: "songs", toMany: true)
+            }
+            Entity("Album") {
+                Attribute("title", .string)
+                Relationship("songs", to: "Song", inverse: "album", toMany: true, deleteRule: .cascade)
+            }
+            Entity("Playlist") {
+                Attribute("name", .string)
+                Relationship("songs", to: "Song", inverse: "playlists", toMany: true)
+            }
+        }
+    }
+
     /// Two configurations: "Notes" (Note) and "Passwords" (System, Category, List).
     public static func notesAndPasswords() throws -> ObjectModel {
         try model(configurations: ["Notes": ["Note"], "Passwords": ["System", "Category", "List"]]) {

@@ -90,6 +90,9 @@ public final class InMemoryStore: IncrementalStore {
             return try QueryEngine.execute(fetch, over: nodes, graph: graph)
         case .save(let save):
             return .saved(versions: try apply(save))
+        case .batchUpdate, .batchDelete, .batchInsert:
+            throw StoreError(
+                .persistentStoreUnsupportedRequestType, "The InMemory store does not run batch requests (it lacks the batchRequests capability)")
         }
     }
 

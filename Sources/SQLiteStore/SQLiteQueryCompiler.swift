@@ -539,8 +539,10 @@ final class SQLiteQueryCompiler {
                 if case .attribute(.date) = d { return true }
                 return false
             }
-            guard let l = try operand(lhs, for: isDate(rhsDomain) ? .attribute(.date) : .number, options: []),
-                let r = try operand(rhs, for: isDate(lhsDomain) ? .attribute(.date) : .number, options: [])
+            // Dates are seconds in SQL: the number domain binds date constants as seconds and
+            // numbers (a date plus or minus seconds) as they are.
+            guard let l = try operand(lhs, for: .number, options: []),
+                let r = try operand(rhs, for: .number, options: [])
             else { return .constant(.null) }
             let type: AttributeType?
             switch (isDate(lhsDomain), isDate(rhsDomain), op) {
@@ -730,6 +732,56 @@ extension SQLiteQueryCompiler {
             return []
         case .list, .collection:
             throw StoreError(.coreData, "The sort key \(key.keyPath) passes through a to-many relationship")
+        }
+    }
+}
+
+extension SQLiteQueryCompiler {
+    /// The SQL of the value a batch update assigns to an attribute column of `type`, computed
+    /// on the updated row `t0`: a constant is coerced to the type and bound as the column
+    /// stores it; an expression must yield a value of the same kind (numbers for numeric
+    /// types, dates for dates, strings for strings …) and is cast to an integer for integer
+    /// and boolean columns.
+    ///
+    /// - Throws: 1550 for a constant of the wrong type; 134060 for an expression of another kind.
+    func assignment(_ expression: FetchExpression, to type: AttributeType, entity: String, property: String) throws -> String {
+        let compiled = try value(expression)
+        func mismatch(_ what: String) -> StoreError {
+            StoreError(
+                .coreData, "Batch update of \(entity).\(property): \(what) cannot be assigned to a \(type.rawValue) attribute",
+                entityName: entity, propertyName: property)
+        }
+        let produced: AttributeType?
+        switch compiled {
+        case .constant(let constant):
+            guard let coerced = type.coerce(constant), !(coerced.isNull && !constant.isNull) else {
+                throw StoreError(
+                    .managedObjectValidation,
+                    "Batch update of \(entity).\(property): \(constant) is not a \(type.rawValue) value",
+                    entityName: entity, propertyName: property)
+            }
+            return coerced.isNull ? "NULL" : parameter(coerced)
+        case .column(_, let columnType): produced = columnType
+        case .computed(_, let computedType): produced = computedType
+        case .object, .list, .collection:
+            throw mismatch("\(expression)")
+        }
+        guard Self.kind(of: produced) == Self.kind(of: type) else {
+            throw mismatch("\(expression) (\(produced?.rawValue ?? "a number"))")
+        }
+        guard let sql = try operand(compiled, for: .attribute(type), options: []) else { return "NULL" }
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: return "CAST(\(sql) AS INTEGER)"
+        default: return sql
+        }
+    }
+
+    /// Which values may be assigned to each other: numbers, dates, strings, or one type alone.
+    private static func kind(of type: AttributeType?) -> String {
+        switch type {
+        case nil, .integer16?, .integer32?, .integer64?, .decimal?, .double?, .float?, .boolean?: return "number"
+        case .binaryData?, .transformable?: return "data"
+        case let other?: return other.rawValue
         }
     }
 }

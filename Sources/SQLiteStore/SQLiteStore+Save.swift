@@ -77,17 +77,7 @@ extension SQLiteStore {
         }
         let key = try primaryKey(of: node.objectID)
         try checkKeys(of: node, mapping: mapping)
-        let sql: String
-        if let cached = insertSQL[mapping.name] {
-            sql = cached
-        } else {
-            let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns
-            let values = ["?", "?", "1"] + Array(repeating: "?", count: mapping.rowColumns.count)
-            sql =
-                "INSERT INTO \(SQLiteSchema.sql(mapping.table)) (\(columns.map(SQLiteSchema.sql).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-            insertSQL[mapping.name] = sql
-        }
-        let statement = try connection.cached(sql)
+        let statement = try connection.cached(insertStatementSQL(for: mapping))
         statement.bind(int64: key, at: 1)
         statement.bind(int64: Int64(mapping.number), at: 2)
         var index: Int32 = 3
@@ -101,6 +91,18 @@ extension SQLiteStore {
         }
         try statement.run()
         return key
+    }
+
+    /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <row columns>) VALUES (?, ?, 1, ?, …)` for an
+    /// entity (cached per entity): key and entity number first, then ``SQLiteEntityMapping/rowColumns``.
+    func insertStatementSQL(for mapping: SQLiteEntityMapping) -> String {
+        if let cached = insertSQL[mapping.name] { return cached }
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns
+        let values = ["?", "?", "1"] + Array(repeating: "?", count: mapping.rowColumns.count)
+        let sql =
+            "INSERT INTO \(SQLiteSchema.sql(mapping.table)) (\(columns.map(SQLiteSchema.sql).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        insertSQL[mapping.name] = sql
+        return sql
     }
 
     /// Writes the changed columns; false when the row is gone or its `Z_OPT` is not the

@@ -13,7 +13,8 @@ import StoreCore
 /// Every request runs in SQL: fetches read only the rows asked for, saves run in one
 /// transaction with prepared, cached statements, and every value is bound, never spliced into
 /// SQL. The row version is `Z_OPT`; a save whose updated or deleted rows changed since they
-/// were read fails with 133020 and writes nothing.
+/// were read fails with 133020 and writes nothing. Batch update, delete and insert requests
+/// run as single SQL statements (see ``BatchUpdateRequest``).
 ///
 /// Options: ``StoreOptionKey/readOnly`` opens the file read-only (saves fail with 134070);
 /// ``SQLiteOptionKey/pragmas`` and ``SQLiteOptionKey/timeout`` tune the connection. The journal
@@ -21,9 +22,10 @@ import StoreCore
 public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// "SQLite".
     public static var storeType: String { "SQLite" }
-    /// Persistent, incremental, shared between processes, read-only capable, URL optional.
+    /// Persistent, incremental, batch requests in SQL, shared between processes, read-only
+    /// capable, URL optional.
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .multiProcess, .readOnly, .noURL]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL]
     }
 
     /// The coordinator's model.
@@ -413,11 +415,15 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
 
     // MARK: Requests
 
-    /// Executes a fetch or a save.
+    /// Executes a fetch, a save, or a batch update, delete or insert (each in SQL, in one
+    /// transaction; see `docs/sqlite.md`).
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch): return try self.fetch(fetch)
         case .save(let save): return try self.save(save)
+        case .batchUpdate(let update): return try batchUpdate(update)
+        case .batchDelete(let delete): return try batchDelete(delete)
+        case .batchInsert(let insert): return try batchInsert(insert)
         }
     }
 

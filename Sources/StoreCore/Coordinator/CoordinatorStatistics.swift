@@ -9,6 +9,8 @@ public struct CoordinatorStatistics: Sendable, Hashable {
     public var relationshipLoads = 0
     /// Saves sent to stores (one per store written).
     public var saves = 0
+    /// Batch update, delete and insert requests sent to stores (one per store asked).
+    public var batchRequests = 0
 
     /// All zero.
     public init() {}

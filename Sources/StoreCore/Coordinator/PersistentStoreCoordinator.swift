@@ -334,7 +334,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 case .nodes(let found): nodes += found
                 case .objectIDs(let found): ids += found
                 case .count(let found): count += found
-                case .dictionaries, .saved: break
+                case .dictionaries, .saved, .batch: break
                 }
             }
             let result: StoreResult
@@ -481,5 +481,145 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             return versions
         }
+    }
+
+    // MARK: Batch requests
+
+    /// Changes the matching objects inside every store that holds the entity (or the request's
+    /// affected stores), without contexts: see ``BatchUpdateRequest``. Row-cache entries of the
+    /// updated objects are dropped (all of the entity's when the store did not return IDs).
+    ///
+    /// - Throws: 134091 when a store that holds the entity does not run batch requests (nothing
+    ///   is changed then); 134070 for a read-only store; what ``BatchUpdateRequest/validate(in:)``
+    ///   throws.
+    public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
+        try request.validate(in: model)
+        let entities = request.matchingEntityNames(in: model)
+        let touchesRelationships = request.updatesRelationships(in: model)
+        return try state.withLock { state in
+            let slots = try Self.batchSlots(
+                in: state, holding: entities, affected: request.affectedStoreIdentifiers, request: "batch update")
+            var results: [BatchResult] = []
+            for slot in slots {
+                let result = try Self.runBatch(.batchUpdate(request), on: slot, state: &state)
+                results.append(result)
+                dropCachedNodes(after: result, in: slot, entity: request.entityName, relatedToo: touchesRelationships, state: &state)
+            }
+            return BatchResult.combining(results, as: request.resultType)
+        }
+    }
+
+    /// Deletes the matching objects (or the listed ones) inside the stores that hold them,
+    /// without contexts and without delete rules: see ``BatchDeleteRequest``. Row-cache
+    /// entries of the deleted objects, and of objects whose relationships may have pointed at
+    /// them, are dropped.
+    ///
+    /// - Throws: 134091 when a store involved does not run batch requests (nothing is deleted
+    ///   then); 134070 for a read-only store; what ``BatchDeleteRequest/validate(in:)`` throws.
+    public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
+        try request.validate(in: model)
+        if let ids = request.objectIDs, ids.isEmpty { return BatchResult.combining([], as: request.resultType) }
+        let entities = request.matchingEntityNames(in: model)
+        return try state.withLock { state in
+            var slots = try Self.batchSlots(
+                in: state, holding: entities, affected: request.affectedStoreIdentifiers, request: "batch delete",
+                checking: { slot in request.objectIDs.map { ids in ids.contains { $0.storeIdentifier == slot.handle.identifier } } ?? true })
+            if let ids = request.objectIDs {
+                let known = Set(state.slots.map(\.handle.identifier))
+                if let stranger = ids.first(where: { !known.contains($0.storeIdentifier ?? "") }) {
+                    throw StoreError(
+                        .persistentStoreOperation, "Object \(stranger) does not belong to a store of this coordinator",
+                        objectIDs: [stranger], entityName: stranger.entityName)
+                }
+                slots = slots.filter { slot in ids.contains { $0.storeIdentifier == slot.handle.identifier } }
+            }
+            var results: [BatchResult] = []
+            for slot in slots {
+                var part = request
+                part.objectIDs = request.objectIDs?.filter { $0.storeIdentifier == slot.handle.identifier }
+                let result = try Self.runBatch(.batchDelete(part), on: slot, state: &state)
+                results.append(result)
+                dropCachedNodes(after: result, in: slot, entity: request.entityName, relatedToo: true, state: &state)
+            }
+            return BatchResult.combining(results, as: request.resultType)
+        }
+    }
+
+    /// Inserts the objects into the first store that holds the entity (among the request's
+    /// affected stores, when it names some), without contexts: see ``BatchInsertRequest``.
+    ///
+    /// - Throws: 134091 when that store does not run batch requests; 134070 when no store holds
+    ///   the entity or the store is read-only; what ``BatchInsertRequest/validate(in:)`` and the
+    ///   store throw (1550 for a value of the wrong type).
+    public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
+        try request.validate(in: model)
+        return try state.withLock { state in
+            let slots = try Self.batchSlots(
+                in: state, holding: [request.entityName], affected: request.affectedStoreIdentifiers, request: "batch insert")
+            guard let slot = slots.first else {
+                throw StoreError(
+                    .persistentStoreOperation, "No store of this coordinator holds entity \(request.entityName)",
+                    entityName: request.entityName)
+            }
+            if request.objects.isEmpty { return BatchResult.combining([], as: request.resultType) }
+            return try Self.runBatch(.batchInsert(request), on: slot, state: &state)
+        }
+    }
+
+    /// The stores a batch request goes to, after checking that each can run it (134091) and is
+    /// writable (134070) — before any of them runs it.
+    private static func batchSlots(
+        in state: State, holding entities: [String], affected: [String]?, request: String,
+        checking involved: (Slot) -> Bool = { _ in true }
+    ) throws -> [Slot] {
+        let slots = state.slots.filter { slot in
+            (affected?.contains(slot.handle.identifier) ?? true) && entities.contains { slot.store.holds(entityName: $0) }
+        }
+        for slot in slots where involved(slot) {
+            guard type(of: slot.store).capabilities.contains(.batchRequests), slot.store is any IncrementalStore else {
+                throw StoreError(
+                    .persistentStoreUnsupportedRequestType,
+                    "\(slot.handle) (type \(slot.handle.type)) does not run batch requests; a \(request) needs a store type with the batchRequests capability",
+                    fileURL: slot.handle.url)
+            }
+            if slot.store.isReadOnly {
+                throw StoreError(
+                    .persistentStoreOperation, "\(slot.handle) is read-only; the \(request) was refused", fileURL: slot.handle.url)
+            }
+        }
+        return slots
+    }
+
+    private static func runBatch(_ request: StoreRequest, on slot: Slot, state: inout State) throws -> BatchResult {
+        guard let incremental = slot.store as? any IncrementalStore else { throw unsupported(slot) }
+        state.statistics.batchRequests += 1
+        guard case .batch(let result) = try incremental.execute(request) else {
+            throw StoreError(.persistentStoreOperation, "\(slot.handle) did not answer the batch request with a batch result")
+        }
+        return result
+    }
+
+    /// Drops the row-cache entries a batch request made stale in one store: the objects it
+    /// returned (or every object of the entity's hierarchy when it returned no IDs), and, when
+    /// relationships changed, every object whose relationships lead into that hierarchy.
+    private func dropCachedNodes(
+        after result: BatchResult, in slot: Slot, entity: String, relatedToo: Bool, state: inout State
+    ) {
+        let store = slot.handle.identifier
+        let root = model.rootEntityName(of: entity) ?? entity
+        var stale: Set<String> = []
+        if relatedToo {
+            for candidate in model.entities
+            where model.relationships(of: candidate.name).contains(where: { model.rootEntityName(of: $0.destinationEntityName) == root }) {
+                stale.insert(candidate.name)
+            }
+        }
+        if let ids = result.objectIDs {
+            for id in ids { state.rowCache[id] = nil }
+        } else {
+            stale.formUnion(model.entityAndDescendants(root))
+        }
+        guard !stale.isEmpty else { return }
+        state.rowCache = state.rowCache.filter { id, _ in id.storeIdentifier != store || !stale.contains(id.entityName) }
     }
 }

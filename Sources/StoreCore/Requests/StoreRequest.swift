@@ -4,6 +4,14 @@ public enum StoreRequest: Sendable {
     case fetch(FetchRequest)
     /// Apply a context's changes.
     case save(SaveChangesRequest)
+    /// Change attributes of the matching objects inside the store (answered with `.batch`; only
+    /// for stores that declare ``StoreCapabilities/batchRequests``).
+    case batchUpdate(BatchUpdateRequest)
+    /// Delete the matching objects inside the store (answered with `.batch`). For an ID list,
+    /// the coordinator passes only the IDs of the receiving store.
+    case batchDelete(BatchDeleteRequest)
+    /// Insert objects given as dictionaries inside the store (answered with `.batch`).
+    case batchInsert(BatchInsertRequest)
 }
 
 /// What a store answers.
@@ -18,4 +26,6 @@ public enum StoreResult: Sendable, Equatable {
     case dictionaries([[String: StoreValue]])
     /// A save succeeded; the new row version of every inserted and updated object.
     case saved(versions: [ObjectID: Int64])
+    /// A batch request succeeded, answered in the form its result type asked for.
+    case batch(BatchResult)
 }

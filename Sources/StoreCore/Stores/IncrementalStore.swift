@@ -13,7 +13,10 @@ public protocol IncrementalStore: PersistentStore {
     func loadMetadata() throws
     /// Executes a fetch or save. A fetch returns `.nodes` (object results, values included),
     /// `.objectIDs` or `.count` as the request's result type asks; a save applies all of the
-    /// request or none of it and returns the new row versions.
+    /// request or none of it and returns the new row versions. Stores that declare
+    /// ``StoreCapabilities/batchRequests`` also run batch update, delete and insert requests,
+    /// all or nothing, and answer `.batch` in the request's result type; others never receive
+    /// them (the coordinator refuses them with 134091) and may throw 134091 too.
     func execute(_ request: StoreRequest) throws -> StoreResult
     /// The values of one object; throws 133000 when the object does not exist.
     func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode
