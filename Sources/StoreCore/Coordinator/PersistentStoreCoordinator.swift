@@ -554,8 +554,12 @@ public final class PersistentStoreCoordinator: Sendable {
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         try request.validate(in: model)
         return try state.withLock { state in
+            let target = state.slots.first { slot in
+                (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true) && slot.store.holds(entityName: request.entityName)
+            }
             let slots = try Self.batchSlots(
-                in: state, holding: [request.entityName], affected: request.affectedStoreIdentifiers, request: "batch insert")
+                in: state, holding: [request.entityName], affected: request.affectedStoreIdentifiers, request: "batch insert",
+                checking: { $0.handle.identifier == target?.handle.identifier })
             guard let slot = slots.first else {
                 throw StoreError(
                     .persistentStoreOperation, "No store of this coordinator holds entity \(request.entityName)",
