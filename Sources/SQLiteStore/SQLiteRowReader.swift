@@ -72,11 +72,10 @@ struct SQLiteRowReader {
         }
         var attributes: [String: StoreValue] = Dictionary(minimumCapacity: plan.attributes.count)
         for slot in plan.attributes {
-            if let value = try SQLiteValueCoder.read(
-                statement, at: slot.index, as: slot.type,
-                describe: { "\(plan.entityName).\(slot.name) of row \(key) in \(url?.path ?? "(memory)")" })
-            {
-                attributes[slot.name] = value
+            do {
+                if let value = try SQLiteValueCoder.read(statement, at: slot.index, as: slot.type) { attributes[slot.name] = value }
+            } catch {
+                throw error.error("\(plan.entityName).\(slot.name) of row \(key) in \(url?.path ?? "(memory)")")
             }
         }
         var toOne: [String: ObjectID] = [:]

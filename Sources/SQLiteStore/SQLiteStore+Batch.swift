@@ -285,8 +285,10 @@ extension SQLiteStore {
         case .objectIDs:
             let statement = try query(sql + " RETURNING Z_PK, Z_ENT", parameters: parameters, connection: connection)
             var ids: [ObjectID] = []
+            let store = identifier
             while try statement.step() {
-                ids.append(try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema))
+                ids.append(
+                    try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema, store: store))
             }
             return .objectIDs(ids)
         case .count:

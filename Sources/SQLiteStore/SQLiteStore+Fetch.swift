@@ -70,8 +70,10 @@ extension SQLiteStore {
                 "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)", parameters: compiler.parameters,
                 connection: connection)
             var ids: [ObjectID] = []
+            let store = identifier
             while try statement.step() {
-                ids.append(try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema))
+                ids.append(
+                    try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema, store: store))
             }
             return .objectIDs(ids)
         case .managedObjects, .dictionaries:

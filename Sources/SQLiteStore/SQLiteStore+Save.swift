@@ -16,12 +16,24 @@ extension SQLiteStore {
         }
         if request.isEmpty && !metadataChanged { return .saved(versions: [:]) }
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(request.insertedObjects.count + request.updatedObjects.count)
         try connection.transaction {
             var conflicts: [ObjectID] = []
             var largestKeys: [Int: Int64] = [:]
+            // Consecutive inserts of one entity reuse its statement (no cache lookup per row).
+            var previous: (entity: String, mapping: SQLiteEntityMapping, statement: SQLiteStatement)?
             for node in request.insertedObjects {
-                let mapping = try self.mapping(of: node.entityName)
-                let key = try insert(node, mapping: mapping, connection: connection, schema: schema)
+                let mapping: SQLiteEntityMapping
+                let statement: SQLiteStatement
+                if let previous, previous.entity == node.entityName {
+                    (mapping, statement) = (previous.mapping, previous.statement)
+                    statement.reset()
+                } else {
+                    mapping = try self.mapping(of: node.entityName)
+                    statement = try connection.cached(insertStatementSQL(for: mapping))
+                    previous = (node.entityName, mapping, statement)
+                }
+                let key = try insert(node, mapping: mapping, statement: statement, schema: schema)
                 let counter = Self.counterNumber(of: mapping, in: schema)
                 largestKeys[counter] = max(largestKeys[counter] ?? 0, key)
                 versions[node.objectID] = 1
@@ -69,7 +81,9 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    private func insert(_ node: StoreNode, mapping: SQLiteEntityMapping, connection: SQLiteConnection, schema: SQLiteSchema) throws -> Int64 {
+    /// Inserts one row through `statement`, the entity's INSERT (``insertStatementSQL(for:)``),
+    /// reset and ready.
+    private func insert(_ node: StoreNode, mapping: SQLiteEntityMapping, statement: SQLiteStatement, schema: SQLiteSchema) throws -> Int64 {
         if mapping.isAbstract {
             throw StoreError(
                 .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
@@ -77,7 +91,6 @@ extension SQLiteStore {
         }
         let key = try primaryKey(of: node.objectID)
         try checkKeys(of: node, mapping: mapping)
-        let statement = try connection.cached(insertStatementSQL(for: mapping))
         statement.bind(int64: key, at: 1)
         statement.bind(int64: Int64(mapping.number), at: 2)
         var index: Int32 = 3

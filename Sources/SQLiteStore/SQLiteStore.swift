@@ -40,10 +40,14 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     public let isReadOnly: Bool
     /// The store's metadata (`Z_METADATA.Z_PLIST`); changes are written at the next save.
     public var metadata: StoreMetadata {
-        didSet { metadataChanged = true }
+        didSet {
+            metadataChanged = true
+            identifier = metadata[MetadataKey.storeUUID]?.stringValue ?? ""
+        }
     }
-    /// The store identifier: `NSStoreUUID` (`Z_METADATA.Z_UUID`).
-    public var identifier: String { metadata[MetadataKey.storeUUID]?.stringValue ?? "" }
+    /// The store identifier: `NSStoreUUID` (`Z_METADATA.Z_UUID`), kept in step with
+    /// ``metadata`` (every row read and written compares IDs with it).
+    public private(set) var identifier: String
 
     var connection: SQLiteConnection?
     var schema: SQLiteSchema?
@@ -66,7 +70,9 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
         self.url = url
         self.options = options
         self.isReadOnly = Self.isReadOnly(options: options)
-        self.metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)
+        let metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)
+        self.metadata = metadata
+        self.identifier = metadata[MetadataKey.storeUUID]?.stringValue ?? ""
     }
 
     // MARK: Opening
@@ -454,12 +460,18 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
 
     /// The object ID of a row.
     func objectID(entityNumber: Int, primaryKey: Int64, schema: SQLiteSchema) throws -> ObjectID {
+        try objectID(entityNumber: entityNumber, primaryKey: primaryKey, schema: schema, store: identifier)
+    }
+
+    /// The object ID of a row, with the store identifier read once by the caller (``identifier``
+    /// looks it up in the metadata).
+    func objectID(entityNumber: Int, primaryKey: Int64, schema: SQLiteSchema, store: String) throws -> ObjectID {
         guard let name = schema.entityNames[entityNumber] else {
             throw StoreError(
                 .persistentStoreOpen,
                 "Row \(primaryKey) of the store at \(url?.path ?? "(memory)") has entity number \(entityNumber), which the model does not have",
                 fileURL: url)
         }
-        return ObjectID(storeIdentifier: identifier, entityName: name, reference: .int(primaryKey))
+        return ObjectID(storeIdentifier: store, entityName: name, reference: .int(primaryKey))
     }
 }

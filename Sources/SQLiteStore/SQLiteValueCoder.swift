@@ -61,14 +61,15 @@ enum SQLiteValueCoder {
 
     private static let posix = Locale(identifier: "en_US_POSIX")
 
-    /// Reads a column as a value of `type`; nil for NULL. Throws when the stored value cannot be
-    /// a value of that type (a file written by something else); `describe` names the place.
-    static func read(
-        _ statement: SQLiteStatement, at index: Int32, as type: AttributeType, describe: () -> String
-    ) throws -> StoreValue? {
-        let storage = statement.columnType(at: index)
-        if storage == SQLITE_NULL { return nil }
-        func bad() -> StoreError {
+    /// A stored value that cannot be a value of the attribute's type.
+    struct Misfit: Error {
+        /// SQLite's storage class of the value (`SQLITE_INTEGER`, …).
+        let storage: Int32
+        /// The attribute type asked for.
+        let type: AttributeType
+
+        /// The error naming the place (`describe`) and what it holds.
+        func error(_ place: String) -> StoreError {
             let kind: String
             switch storage {
             case SQLITE_INTEGER: kind = "an integer"
@@ -76,8 +77,28 @@ enum SQLiteValueCoder {
             case SQLITE_TEXT: kind = "text"
             default: kind = "a blob"
             }
-            return StoreError(.persistentStoreOpen, "\(describe()) holds \(kind), which is not a valid \(type.rawValue) value")
+            return StoreError(.persistentStoreOpen, "\(place) holds \(kind), which is not a valid \(type.rawValue) value")
         }
+    }
+
+    /// Reads a column as a value of `type`; nil for NULL. Throws when the stored value cannot be
+    /// a value of that type (a file written by something else); `describe` names the place.
+    static func read(
+        _ statement: SQLiteStatement, at index: Int32, as type: AttributeType, describe: () -> String
+    ) throws -> StoreValue? {
+        do {
+            return try read(statement, at: index, as: type)
+        } catch {
+            throw error.error(describe())
+        }
+    }
+
+    /// Reads a column as a value of `type`; nil for NULL; ``Misfit`` when the stored value
+    /// cannot be a value of that type. The row reader's path: nothing is captured per value.
+    static func read(_ statement: SQLiteStatement, at index: Int32, as type: AttributeType) throws(Misfit) -> StoreValue? {
+        let storage = statement.columnType(at: index)
+        if storage == SQLITE_NULL { return nil }
+        func bad() -> Misfit { Misfit(storage: storage, type: type) }
         switch type {
         case .integer16, .integer32, .integer64:
             switch storage {

@@ -372,8 +372,17 @@ public final class PersistentStoreCoordinator: Sendable {
 
     private static func remember(_ result: StoreResult, in state: inout State) {
         guard case .nodes(let nodes) = result else { return }
-        for node in nodes where state.slot(for: node.objectID.storeIdentifier)?.store is any IncrementalStore {
-            state.rowCache[node.objectID] = node
+        state.rowCache.reserveCapacity(state.rowCache.count + nodes.count)
+        // The nodes of one result usually come from one store: decide once per store in a row.
+        var lastStore: String?
+        var lastIsIncremental = false
+        for node in nodes {
+            let store = node.objectID.storeIdentifier
+            if store != lastStore {
+                lastStore = store
+                lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
+            }
+            if lastIsIncremental { state.rowCache[node.objectID] = node }
         }
     }
 
@@ -464,13 +473,16 @@ public final class PersistentStoreCoordinator: Sendable {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
                     versions.merge(saved) { _, new in new }
-                    for node in part.insertedObjects + part.updatedObjects {
-                        var cached = node
-                        cached.version = saved[node.objectID] ?? node.version
-                        if let previous = state.rowCache[node.objectID] {
-                            for (key, value) in previous.toMany where cached.toMany[key] == nil { cached.toMany[key] = value }
+                    state.rowCache.reserveCapacity(state.rowCache.count + part.insertedObjects.count + part.updatedObjects.count)
+                    for nodes in [part.insertedObjects, part.updatedObjects] {
+                        for node in nodes {
+                            var cached = node
+                            cached.version = saved[node.objectID] ?? node.version
+                            if let previous = state.rowCache[node.objectID] {
+                                for (key, value) in previous.toMany where cached.toMany[key] == nil { cached.toMany[key] = value }
+                            }
+                            state.rowCache[node.objectID] = cached
                         }
-                        state.rowCache[node.objectID] = cached
                     }
                     for node in part.deletedObjects { state.rowCache[node.objectID] = nil }
                 } else if let atomic = slot.store as? AtomicStore {

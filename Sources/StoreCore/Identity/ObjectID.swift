@@ -41,6 +41,16 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         self.kind = kind
     }
 
+    /// Hashes the entity and the reference object (or the temporary UUID): the store
+    /// identifier is long and rarely tells IDs apart, and equal IDs still hash alike.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entityName)
+        switch kind {
+        case .permanent(_, let reference): hasher.combine(reference)
+        case .temporary(let uuid): hasher.combine(uuid)
+        }
+    }
+
     /// Whether the ID is temporary (the object was never saved).
     public var isTemporaryID: Bool { if case .temporary = kind { return true } else { return false } }
 
