@@ -65,7 +65,7 @@ enum GRDBPeer {
     }
 
     /// W2 with records: `Person.fetchAll`.
-    /// Returns what was read and the resident memory (MiB) while the records were alive.
+    /// Returns what was read and the heap in use (MiB) while the records were alive.
     static func readRecords(_ queue: DatabaseQueue) throws -> (Checksum, Double) {
         try queue.read { db in
             var checksum = Checksum()
@@ -73,7 +73,7 @@ enum GRDBPeer {
             for person in persons {
                 checksum.add(name: person.name, email: person.email, age: person.age, score: person.score, born: person.born)
             }
-            return (checksum, residentMiB())
+            return (checksum, withExtendedLifetime(persons) { heapInUseMiB() })
         }
     }
 

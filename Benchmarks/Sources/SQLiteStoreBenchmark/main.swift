@@ -51,7 +51,11 @@ func copyDatabase(_ source: URL, to target: URL) throws {
     if FileManager.default.fileExists(atPath: source.path + "-wal") {
         try FileManager.default.copyItem(atPath: source.path + "-wal", toPath: target.path + "-wal")
     }
+    // Write the copy out now, so that no contender's commit pays for flushing it.
+    sync()
 }
+
+func mib(_ value: Double?) -> String { value.map { String(format: "%.1f MiB", $0) } ?? "–" }
 
 func expectSame(_ a: Checksum, _ b: Checksum, _ what: String) {
     guard a.rows == b.rows, a.characters == b.characters, a.ages == b.ages else {
@@ -147,18 +151,18 @@ for size in sizes {
         }
 
         // W2, on the file the framework wrote (the raw baseline reads the same file).
-        let before = residentMiB()
+        let before = heapInUseMiB()
         let (read, frameworkResident) = try measure("w2.framework") { try Framework.readAll(at: frameworkURL, measurement: &$0) }
         residents["w2.framework", default: []].append(frameworkResident - before)
         do {
             let raw = RawSQLite(frameworkURL)
-            let rawBefore = residentMiB()
+            let rawBefore = heapInUseMiB()
             let (rawRead, rawResident) = measure("w2.raw") { $0.time { raw.readAll() } }
             residents["w2.raw", default: []].append(rawResident - rawBefore)
             expectSame(read, rawRead, "W2 raw")
         }
         if let grdb {
-            let grdbBefore = residentMiB()
+            let grdbBefore = heapInUseMiB()
             let (records, grdbResident) = try measure("w2.grdb") { measurement in try measurement.time { try GRDBPeer.readRecords(grdb.queue) } }
             residents["w2.grdb", default: []].append(grdbResident - grdbBefore)
             expectSame(read, records, "W2 GRDB records")
@@ -219,7 +223,7 @@ for size in sizes {
         }
         print(line + "   [target \(workload.targetText)]")
     }
-    print("  W2 resident while the results are alive: framework +\(Int(result.resident["w2.framework"] ?? 0)) MiB, raw +\(Int(result.resident["w2.raw"] ?? 0)) MiB, GRDB records +\(Int(result.resident["w2.grdb"] ?? 0)) MiB; peak RSS so far \(Int(result.peakResident)) MiB")
+    print("  W2 heap in use while the results are alive: framework +\(mib(result.resident["w2.framework"])), raw +\(mib(result.resident["w2.raw"])), GRDB records +\(mib(result.resident["w2.grdb"])); peak RSS so far \(Int(result.peakResident)) MiB")
 }
 
 // The Markdown table for docs/benchmarks.md.
@@ -246,10 +250,10 @@ for workload in workloads {
     }
 }
 print("")
-print("| N | W2 resident: framework | raw | GRDB records | peak RSS of the run |")
+print("| N | W2 heap while the results are alive: framework | raw | GRDB records | peak RSS of the process so far |")
 print("|---|---|---|---|---|")
 for result in results {
-    print("| \(result.size) | \(Int(result.resident["w2.framework"] ?? 0)) MiB | \(Int(result.resident["w2.raw"] ?? 0)) MiB | \(Int(result.resident["w2.grdb"] ?? 0)) MiB | \(Int(result.peakResident)) MiB |")
+    print("| \(result.size) | \(mib(result.resident["w2.framework"])) | \(mib(result.resident["w2.raw"])) | \(mib(result.resident["w2.grdb"])) | \(Int(result.peakResident)) MiB |")
 }
 
 if let svgPath {
