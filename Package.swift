@@ -45,9 +45,12 @@ let package = Package(
                 "PersistentStores",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The child process of the atomic stores' crash tests: saves in a loop until killed.
+        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
+        .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],
