@@ -48,6 +48,11 @@ let package = Package(
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
         .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore"]),
 
+        .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
+        .testTarget(
+            name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
+            path: "Examples/JSONFileStore/Tests"),
+
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "crash-saver"]),
