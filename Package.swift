@@ -46,7 +46,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
-        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore"]),
+        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore", "XMLStore"]),
 
         .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
@@ -56,6 +56,7 @@ let package = Package(
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "crash-saver"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],

@@ -14,8 +14,9 @@
 import Foundation
 import PipeCSVStore
 import StoreCore
+import XMLStore
 
-let storeTypes: [any PersistentStore.Type] = [PipeCSVStore.self]
+let storeTypes: [any PersistentStore.Type] = [PipeCSVStore.self, XMLStore.self]
 
 /// The metadata key holding the generation saved last.
 let generationKey = "CrashTestGeneration"
