@@ -103,8 +103,9 @@ final class XMLTextReader {
         let status = xmlTextReaderRead(reader)
         if status < 0 || errors.message != nil { throw syntaxError() }
         if status == 0 { return false }
-        if kind == .text || kind == .whitespace {
-            let line = Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader)))
+        if kind == .text || kind == .whitespace, let node = xmlTextReaderCurrentNode(reader) {
+            // Text ends where the next tag starts; libxml2 keeps its line past 65,535 too.
+            let line = Int(xmlGetLineNo(node))
             if line > 0 { lastTextLine = line }
         }
         return true
@@ -192,12 +193,27 @@ final class XMLTextReader {
     /// The text of the current text, whitespace or attribute node (valid until the next move).
     var value: UnsafePointer<xmlChar>? { xmlTextReaderConstValue(reader) }
 
-    /// The line of the current node: libxml2's node line, or past line 65,535 the line where
-    /// the text before it ended.
+    /// The line of the current node. An element's is the line of its start tag: libxml2's node
+    /// line, or past line 65,535 (where libxml2 stops counting for elements) the line on which
+    /// the text before it ended, which is the element's line whenever whitespace precedes it, as
+    /// in every file this store writes. Text's is the line of its last non-blank character.
     var line: Int {
-        let line = Int(xmlGetLineNo(xmlTextReaderCurrentNode(reader)))
-        if line > 0 && line < 65535 { return line }
-        return max(lastTextLine, line, 1)
+        guard let node = xmlTextReaderCurrentNode(reader) else { return max(Int(xmlTextReaderGetParserLineNumber(reader)), 1) }
+        switch kind {
+        case .text, .whitespace:
+            var line = Int(xmlGetLineNo(node))
+            if let text = value {
+                for byte in Self.bytes(text).reversed() {
+                    if byte == 0x0A { line -= 1 } else if !XMLValueCodec.isXMLSpace(byte) { break }
+                }
+            }
+            return max(line, 1)
+        default:
+            let line = Int(node.pointee.line)
+            if line > 0 && line < 65535 { return line }
+            if lastTextLine > 0 { return lastTextLine }
+            return max(Int(xmlTextReaderGetParserLineNumber(reader)), 1)
+        }
     }
 
     /// libxml2's interned copy of `name`: a current node's name is the same pointer when equal.
