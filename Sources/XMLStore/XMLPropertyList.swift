@@ -132,22 +132,22 @@ enum XMLPropertyList {
 
     /// Reads the `metadata` element the reader is on (to its end tag): its `plist` (or a bare
     /// `dict`); empty metadata gives an empty dictionary. `failure(line, message)` makes the
-    /// error for malformed content.
+    /// error for malformed content; text or an entity reference where the format allows none
+    /// throws ``XMLTextReader/UnexpectedContent``.
     static func read(from reader: XMLTextReader, failure: @escaping (Int, String) -> StoreError) throws -> StoreMetadata {
         if reader.isEmptyElement { return [:] }
-        let unexpected = unexpectedContent(failure)
         let depth = reader.depth
         var metadata: StoreMetadata?
-        while try reader.nextChildElement(parentDepth: depth, unexpected: unexpected) {
+        while try reader.nextChildElement(parentDepth: depth) {
             guard metadata == nil else { throw failure(reader.line, "the metadata holds more than one property list") }
             var value: MetadataValue
             if reader.nameString == "plist" {
                 let plistDepth = reader.depth
                 guard !reader.isEmptyElement,
-                    try reader.nextChildElement(parentDepth: plistDepth, unexpected: unexpected)
+                    try reader.nextChildElement(parentDepth: plistDepth)
                 else { throw failure(reader.line, "the metadata's <plist> is empty") }
                 value = try readValue(from: reader, failure: failure)
-                if try reader.nextChildElement(parentDepth: plistDepth, unexpected: unexpected) {
+                if try reader.nextChildElement(parentDepth: plistDepth) {
                     throw failure(reader.line, "the metadata's <plist> holds more than one value")
                 }
             } else {
@@ -163,13 +163,12 @@ enum XMLPropertyList {
 
     /// Reads the value element the reader is on, to its end tag.
     private static func readValue(from reader: XMLTextReader, failure: @escaping (Int, String) -> StoreError) throws -> MetadataValue {
-        let unexpected = unexpectedContent(failure)
         let line = reader.line
         let name = reader.nameString
         let depth = reader.depth
         var buffer: [UInt8] = []
         func text() throws -> String {
-            try reader.readText(into: &buffer, unexpected: unexpected)
+            try reader.readText(into: &buffer)
             return String(decoding: buffer, as: UTF8.self)
         }
         func bad(_ what: String, _ text: String) -> StoreError {
@@ -180,14 +179,14 @@ enum XMLPropertyList {
         case "dict":
             var entries: [String: MetadataValue] = [:]
             if reader.isEmptyElement { return .dictionary(entries) }
-            while try reader.nextChildElement(parentDepth: depth, unexpected: unexpected) {
+            while try reader.nextChildElement(parentDepth: depth) {
                 guard reader.nameString == "key" else {
                     throw failure(reader.line, "the metadata's <dict> holds a <\(reader.nameString)> where a <key> belongs")
                 }
                 guard case .string(let key) = try readValue(from: reader, failure: failure) else {
                     throw failure(reader.line, "a metadata key is not text")
                 }
-                guard try reader.nextChildElement(parentDepth: depth, unexpected: unexpected) else {
+                guard try reader.nextChildElement(parentDepth: depth) else {
                     throw failure(reader.line, "metadata key \"\(key)\" has no value")
                 }
                 entries[key] = try readValue(from: reader, failure: failure)
@@ -196,7 +195,7 @@ enum XMLPropertyList {
         case "array":
             var items: [MetadataValue] = []
             if reader.isEmptyElement { return .array(items) }
-            while try reader.nextChildElement(parentDepth: depth, unexpected: unexpected) {
+            while try reader.nextChildElement(parentDepth: depth) {
                 items.append(try readValue(from: reader, failure: failure))
             }
             return .array(items)
@@ -242,19 +241,6 @@ enum XMLPropertyList {
             return .data(data)
         default:
             throw failure(line, "the metadata holds <\(name)>, which is not a property-list element")
-        }
-    }
-
-    private static func unexpectedContent(_ failure: @escaping (Int, String) -> StoreError) -> (XMLTextReader.Kind, Int) -> StoreError {
-        { kind, line in
-            switch kind {
-            case .entityReference:
-                return failure(line, "the metadata holds an entity reference; this store does not expand entities")
-            case .element:
-                return failure(line, "the metadata holds an element where text belongs")
-            default:
-                return failure(line, "the metadata holds text where an element belongs")
-            }
         }
     }
 

@@ -80,9 +80,7 @@ public final class XMLStore: AtomicStore {
         let document = try reader.readDocument(mapping: mapping, model: model, configurationName: configurationName)
         metadata = try Self.storeMetadata(document.header, fallbackIdentifier: identifier, of: url)
         nextObjectNumber = max(document.header.nextObjectID ?? 1, document.highestNumber + 1, 1)
-        try reader.addNodes(document, model: model, objectID: { entity, number in
-            objectID(for: entity, referenceObject: .int(number))
-        }, add: addCacheNode)
+        try reader.addNodes(document, model: model, storeIdentifier: identifier, add: addCacheNode)
     }
 
     /// The store's metadata from a file's header: the embedded property list, with

@@ -26,7 +26,8 @@ final class XMLStoreReader {
 
     /// One `object` element.
     struct Record {
-        let entity: String
+        let layout: XMLNameMapping.Entity
+        var entity: String { layout.name }
         let number: Int64
         let line: Int
         var attributes: [String: StoreValue] = [:]
@@ -129,7 +130,7 @@ final class XMLStoreReader {
     func readHeader() throws -> Header {
         try openDatabase()
         if reader.isEmptyElement { return Header() }
-        while try reader.nextChildElement(parentDepth: 0, unexpected: unexpected(in: "<database>")) {
+        while try nextChild(of: 0, in: "<database>") {
             if reader.isNamed(names.databaseInfo) { return try readDatabaseInfo() }
             if reader.isNamed(names.object) {
                 stoppedOnObject = true
@@ -147,9 +148,10 @@ final class XMLStoreReader {
         var headerLine: Int?
         try openDatabase()
         if !reader.isEmptyElement {
-            while try reader.nextChildElement(parentDepth: 0, unexpected: unexpected(in: "<database>")) {
+            var lastEntity: XMLNameMapping.Entity?
+            while try nextChild(of: 0, in: "<database>") {
                 if reader.isNamed(names.object) {
-                    let record = try readObject(mapping: mapping, model: model, configurationName: configurationName)
+                    let record = try readObject(mapping: mapping, model: model, configurationName: configurationName, lastEntity: &lastEntity)
                     if let previous = document.index.updateValue(document.records.count, forKey: record.number) {
                         let other = document.records[previous]
                         throw failure(
@@ -199,7 +201,7 @@ final class XMLStoreReader {
         var header = Header()
         guard !reader.isEmptyElement else { return header }
         let depth = reader.depth
-        while try reader.nextChildElement(parentDepth: depth, unexpected: unexpected(in: "<databaseInfo>")) {
+        while try nextChild(of: depth, in: "<databaseInfo>") {
             let line = reader.line
             if reader.isNamed(names.version) {
                 header.version = try integerContent("the store format version")
@@ -210,7 +212,11 @@ final class XMLStoreReader {
             } else if reader.isNamed(names.nextObjectID) {
                 header.nextObjectID = try integerContent("nextObjectID")
             } else if reader.isNamed(names.metadata) {
-                header.metadata = try XMLPropertyList.read(from: reader) { line, message in self.failure(line, message) }
+                do {
+                    header.metadata = try XMLPropertyList.read(from: reader) { line, message in self.failure(line, message) }
+                } catch let unexpected as XMLTextReader.UnexpectedContent {
+                    throw describe(unexpected, in: "the metadata")
+                }
             } else {
                 // Elements a later version of the format may add carry no object data.
                 try reader.skipElement()
@@ -230,38 +236,59 @@ final class XMLStoreReader {
 
     // MARK: object
 
-    private func readObject(mapping: XMLNameMapping, model: ObjectModel, configurationName: String?) throws -> Record {
+    private func readObject(
+        mapping: XMLNameMapping, model: ObjectModel, configurationName: String?, lastEntity: inout XMLNameMapping.Entity?
+    ) throws -> Record {
+        // Locals, so the hot loop below does not go through `self` for every node.
+        let reader = self.reader
+        let names = self.names
         let line = reader.line
         var typeName: String?
+        var entity: XMLNameMapping.Entity?
+        var number: Int64?
         var idText: String?
         reader.forEachAttribute { name, value in
             if name == names.type || xmlEquals(name, "type") {
-                typeName = XMLTextReader.string(value)
+                // Objects of one entity usually follow each other: compare bytes before hashing.
+                if let last = lastEntity, Self.equals(value, last.fileNameBytes) {
+                    entity = last
+                } else {
+                    let text = XMLTextReader.string(value)
+                    typeName = text
+                    entity = mapping.entity(fileName: text)
+                }
             } else if name == names.id || xmlEquals(name, "id") {
-                idText = XMLTextReader.string(value)
+                number = Self.objectNumber(XMLTextReader.bytes(value))
+                if number == nil { idText = XMLTextReader.string(value) }
             }
         }
-        guard let typeName else { throw failure(line, "an <object> without a type attribute") }
-        guard let entity = mapping.entity(fileName: typeName) else {
+        guard let entity else {
+            guard let typeName else { throw failure(line, "an <object> without a type attribute") }
             let known = mapping.entities.values.map(\.fileName).sorted().joined(separator: ", ")
             throw failure(line, "unknown entity type \"\(typeName)\" (the model has \(known))")
         }
-        guard !entity.isAbstract else {
-            throw failure(line, "entity \(entity.name) is abstract and cannot have instances", entity: entity.name)
+        if lastEntity?.name != entity.name {
+            guard !entity.isAbstract else {
+                throw failure(line, "entity \(entity.name) is abstract and cannot have instances", entity: entity.name)
+            }
+            guard model.configuration(configurationName, contains: entity.name) else {
+                throw failure(
+                    line, "entity \(entity.name) is not in the store's configuration \(configurationName ?? "")", entity: entity.name)
+            }
+            lastEntity = entity
         }
-        guard model.configuration(configurationName, contains: entity.name) else {
-            throw failure(
-                line, "entity \(entity.name) is not in the store's configuration \(configurationName ?? "")", entity: entity.name)
-        }
-        guard let idText else { throw failure(line, "the \(entity.fileName) object has no id", entity: entity.name) }
-        guard let number = Self.objectNumber(idText) else {
+        guard let number else {
+            guard let idText else { throw failure(line, "the \(entity.fileName) object has no id", entity: entity.name) }
             throw failure(line, "the \(entity.fileName) object's id \(quoted(idText)) is not z<number>", entity: entity.name)
         }
-        var record = Record(entity: entity.name, number: number, line: line)
+        var record = Record(layout: entity, number: number, line: line)
         guard !reader.isEmptyElement else { return record }
-        var seen: Set<String> = []
+        record.attributes.reserveCapacity(entity.attributes.count)
+        var seen = PropertySet(count: entity.properties.count)
+        let properties = entity.properties
+        var expected = 0
         let depth = reader.depth
-        while try reader.nextChildElement(parentDepth: depth, unexpected: unexpected(in: "the \(entity.fileName) z\(number)")) {
+        while try nextChild(of: depth, in: "the \(entity.fileName) z\(number)") {
             let isAttribute = reader.isNamed(names.attribute)
             guard isAttribute || reader.isNamed(names.relationship) else {
                 throw failure(
@@ -269,49 +296,74 @@ final class XMLStoreReader {
                     entity: entity.name)
             }
             let elementLine = reader.line
+            var index: Int?
             var propertyName: String?
+            var typeMatches = true
             var typeCode: String?
-            var idrefs: String?
+            var idrefs: [Int64] = []
+            var badIDRef: String?
             var isBase64 = false
-            reader.forEachAttribute { name, value in
-                if name == names.name || xmlEquals(name, "name") {
-                    propertyName = XMLTextReader.string(value)
-                } else if name == names.type || xmlEquals(name, "type") {
-                    typeCode = XMLTextReader.string(value)
-                } else if name == names.idrefs || xmlEquals(name, "idrefs") {
-                    idrefs = XMLTextReader.string(value)
-                } else if name == names.encoding || xmlEquals(name, "encoding") {
-                    isBase64 = XMLTextReader.string(value) == XMLValueCodec.base64Encoding
+            var more = reader.moveToFirstAttribute()
+            while more {
+                if let name = reader.name, let value = reader.value {
+                    if name == names.name || xmlEquals(name, "name") {
+                        // Files list properties in model order: try the next one before hashing.
+                        if expected < properties.count, Self.equals(value, properties[expected].fileNameBytes) {
+                            index = expected
+                        } else {
+                            let text = XMLTextReader.string(value)
+                            propertyName = text
+                            index = entity.propertyIndex(named: text)
+                        }
+                    } else if name == names.type || xmlEquals(name, "type") {
+                        // Compared with the attribute's own code when the name came first (as it
+                        // always does in files Core Data and this store write).
+                        if let index, case .attribute(let attribute) = properties[index], Self.equals(value, attribute.typeCodeBytes) {
+                            typeMatches = true
+                        } else {
+                            typeMatches = false
+                            typeCode = XMLTextReader.string(value)
+                        }
+                    } else if name == names.idrefs || xmlEquals(name, "idrefs") {
+                        (idrefs, badIDRef) = Self.objectNumbers(XMLTextReader.bytes(value))
+                    } else if name == names.encoding || xmlEquals(name, "encoding") {
+                        isBase64 = XMLTextReader.string(value) == XMLValueCodec.base64Encoding
+                    }
                 }
+                more = reader.moveToNextAttribute()
             }
+            reader.moveToElement()
             let element = isAttribute ? "attribute" : "relationship"
-            guard let propertyName else {
-                throw failure(elementLine, "an <\(element)> without a name in the \(entity.fileName) z\(number)", entity: entity.name)
-            }
-            guard let property = entity.property(named: propertyName) else {
+            guard let index else {
+                guard let propertyName else {
+                    throw failure(elementLine, "an <\(element)> without a name in the \(entity.fileName) z\(number)", entity: entity.name)
+                }
                 throw failure(
                     elementLine, "entity \(entity.name) has no \(element) \"\(propertyName)\"", entity: entity.name,
                     property: propertyName)
             }
-            switch property {
+            expected = index + 1
+            switch properties[index] {
             case .attribute(let attribute):
                 let name = attribute.description.name
                 guard isAttribute else {
                     throw failure(elementLine, "\(name) is an attribute of \(entity.name), not a relationship", entity: entity.name, property: name)
                 }
-                guard seen.insert(name).inserted else {
+                guard seen.insert(index) else {
                     throw failure(elementLine, "attribute \(name) appears twice in the \(entity.fileName) z\(number)", entity: entity.name, property: name)
                 }
-                if let typeCode, !XMLValueCodec.typeCodes.contains(typeCode) {
-                    throw failure(
-                        elementLine, "attribute \(name) has the unknown type \"\(typeCode)\" (known: \(XMLValueCodec.typeCodes.sorted().joined(separator: " ")))",
-                        entity: entity.name, property: name)
+                if !typeMatches, let code = typeCode, code != attribute.typeCode {
+                    if !XMLValueCodec.typeCodes.contains(code) {
+                        throw failure(
+                            elementLine, "attribute \(name) has the unknown type \"\(code)\" (known: \(XMLValueCodec.typeCodes.sorted().joined(separator: " ")))",
+                            entity: entity.name, property: name)
+                    }
                 }
-                let content = try textContent()
-                guard let value = XMLValueCodec.decode(content, as: attribute.description.type, isBase64: isBase64) else {
+                try readText(in: element)
+                guard let value = XMLValueCodec.decode(text, as: attribute.description.type, isBase64: isBase64) else {
                     throw failure(
                         elementLine,
-                        "the value \(quoted(content)) of attribute \(name) is not a valid \(attribute.typeCode)\(isBase64 ? " in base64" : "")",
+                        "the value \(quoted(String(decoding: text, as: UTF8.self))) of attribute \(name) is not a valid \(attribute.typeCode)\(isBase64 ? " in base64" : "")",
                         entity: entity.name, property: name)
                 }
                 record.attributes[name] = value
@@ -320,32 +372,84 @@ final class XMLStoreReader {
                 guard !isAttribute else {
                     throw failure(elementLine, "\(name) is a relationship of \(entity.name), not an attribute", entity: entity.name, property: name)
                 }
-                guard seen.insert(name).inserted else {
+                guard seen.insert(index) else {
                     throw failure(elementLine, "relationship \(name) appears twice in the \(entity.fileName) z\(number)", entity: entity.name, property: name)
                 }
-                var numbers: [Int64] = []
-                for reference in (idrefs ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
-                    guard let destination = Self.objectNumber(reference) else {
-                        throw failure(
-                            elementLine, "relationship \(name) refers to \(quoted(String(reference))), which is not an object id (z<number>)",
-                            entity: entity.name, property: name)
-                    }
-                    numbers.append(destination)
-                }
-                guard relationship.description.isToMany || numbers.count <= 1 else {
+                if let badIDRef {
                     throw failure(
-                        elementLine, "to-one relationship \(name) refers to \(numbers.count) objects", entity: entity.name, property: name)
+                        elementLine, "relationship \(name) refers to \(quoted(badIDRef)), which is not an object id (z<number>)",
+                        entity: entity.name, property: name)
                 }
-                try reader.readEmptyContent(unexpected: unexpected(in: "relationship \(name)"))
-                record.links.append(Link(relationship: relationship.description, numbers: numbers, line: elementLine))
+                guard relationship.description.isToMany || idrefs.count <= 1 else {
+                    throw failure(
+                        elementLine, "to-one relationship \(name) refers to \(idrefs.count) objects", entity: entity.name, property: name)
+                }
+                do {
+                    try reader.readEmptyContent()
+                } catch let unexpected as XMLTextReader.UnexpectedContent {
+                    throw describe(unexpected, in: "relationship \(name)")
+                }
+                record.links.append(Link(relationship: relationship.description, numbers: idrefs, line: elementLine))
             }
         }
         return record
     }
 
+    /// Which properties of an object were seen: a bit mask, with a set for entities with more
+    /// than 64 properties.
+    private struct PropertySet {
+        private var mask: UInt64 = 0
+        private var more: Set<Int> = []
+
+        init(count: Int) {}
+
+        /// Adds `index`; false when it was there already.
+        mutating func insert(_ index: Int) -> Bool {
+            if index < 64 {
+                let bit: UInt64 = 1 << UInt64(index)
+                defer { mask |= bit }
+                return mask & bit == 0
+            }
+            return more.insert(index).inserted
+        }
+    }
+
+    /// Whether a libxml2 string equals NUL-terminated `bytes`.
+    @inline(__always)
+    private static func equals(_ text: UnsafePointer<xmlChar>, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { expected in
+            for index in expected.indices {
+                guard text[index] == expected[index] else { return false }
+            }
+            return true
+        }
+    }
+
+    /// The object numbers of an `idrefs` value (ids separated by XML whitespace), or the first
+    /// entry that is not an object id.
+    private static func objectNumbers(_ text: UnsafeBufferPointer<UInt8>) -> ([Int64], String?) {
+        var numbers: [Int64] = []
+        var start = 0
+        while start < text.count {
+            while start < text.count, XMLValueCodec.isXMLSpace(text[start]) { start += 1 }
+            var end = start
+            while end < text.count, !XMLValueCodec.isXMLSpace(text[end]) { end += 1 }
+            guard start < end else { break }
+            let id = UnsafeBufferPointer(rebasing: text[start..<end])
+            guard let number = objectNumber(id) else { return (numbers, String(decoding: id, as: UTF8.self)) }
+            numbers.append(number)
+            start = end
+        }
+        return (numbers, nil)
+    }
+
     /// The number of an object id `z<number>` (Core Data's form); nil for anything else.
     static func objectNumber<Text: StringProtocol>(_ text: Text) -> Int64? {
-        let utf8 = text.utf8
+        objectNumber(Array(text.utf8))
+    }
+
+    /// The number of an object id `z<number>` given as UTF-8 bytes.
+    static func objectNumber<Bytes: Collection<UInt8>>(_ utf8: Bytes) -> Int64? {
         guard utf8.first == UInt8(ascii: "z"), utf8.count > 1, utf8.count <= 20 else { return nil }
         var value: Int64 = 0
         for byte in utf8.dropFirst() {
@@ -369,7 +473,7 @@ final class XMLStoreReader {
         var onObject = stoppedOnObject
         while true {
             if !onObject {
-                guard try reader.nextChildElement(parentDepth: 0, unexpected: unexpected(in: "<database>")) else { break }
+                guard try nextChild(of: 0, in: "<database>") else { break }
             }
             onObject = false
             guard reader.isNamed(names.object) else {
@@ -405,7 +509,7 @@ final class XMLStoreReader {
             case .text, .whitespace:
                 if let value = reader.value { try writer.text(value) }
             case .entityReference:
-                throw unexpected(in: "an object")(.entityReference, reader.line)
+                throw describe(.init(kind: .entityReference, line: reader.line, name: reader.nameString), in: "an object")
             case .other:
                 continue
             }
@@ -414,41 +518,44 @@ final class XMLStoreReader {
 
     // MARK: Nodes
 
-    /// Resolves the records' relationships and hands each object's cache node to `add`.
-    /// `objectID` makes the ID of an entity and object number.
+    /// Resolves the records' relationships and hands each object's cache node to `add`; the
+    /// object IDs carry `storeIdentifier`.
     func addNodes(
-        _ document: Document, model: ObjectModel, objectID: (String, Int64) -> ObjectID,
-        add: (AtomicStoreCacheNode) -> Void
+        _ document: Document, model: ObjectModel, storeIdentifier: String, add: (AtomicStoreCacheNode) -> Void
     ) throws {
-        var toManyByEntity: [String: [String]] = [:]
-        for record in document.records {
-            var node = AtomicStoreCacheNode(objectID: objectID(record.entity, record.number), attributes: record.attributes)
-            if toManyByEntity[record.entity] == nil {
-                toManyByEntity[record.entity] = model.relationships(of: record.entity)
-                    .filter { $0.isToMany && !$0.isTransient }.map(\.name)
+        let records = document.records
+        // One ID per object, shared by its node and every reference to it.
+        let ids = records.map { ObjectID(storeIdentifier: storeIdentifier, entityName: $0.entity, reference: .int($0.number)) }
+        for (position, record) in records.enumerated() {
+            var node = AtomicStoreCacheNode(objectID: ids[position], attributes: record.attributes)
+            node.toMany.reserveCapacity(record.layout.relationships.count)
+            for relationship in record.layout.relationships where relationship.description.isToMany {
+                node.toMany[relationship.description.name] = []
             }
-            for name in toManyByEntity[record.entity] ?? [] { node.toMany[name] = [] }
             for link in record.links {
-                let name = link.relationship.name
+                let relationship = link.relationship
+                let name = relationship.name
                 var destinations: [ObjectID] = []
                 destinations.reserveCapacity(link.numbers.count)
                 for number in link.numbers {
-                    guard let position = document.index[number] else {
+                    guard let target = document.index[number] else {
                         throw failure(
                             link.line,
                             "relationship \(name) of the \(record.entity) z\(record.number) refers to z\(number), which no object of the file has (a dangling reference)",
                             entity: record.entity, property: name)
                     }
-                    let destination = document.records[position]
-                    guard model.isEntity(destination.entity, kindOf: link.relationship.destinationEntityName) else {
+                    let destination = records[target].layout
+                    guard destination.name == relationship.destinationEntityName
+                        || model.isEntity(destination.name, kindOf: relationship.destinationEntityName)
+                    else {
                         throw failure(
                             link.line,
-                            "relationship \(name) of the \(record.entity) z\(record.number) refers to z\(number), a \(destination.entity) (line \(destination.line)), but its destination is \(link.relationship.destinationEntityName)",
+                            "relationship \(name) of the \(record.entity) z\(record.number) refers to z\(number), a \(destination.name) (line \(records[target].line)), but its destination is \(relationship.destinationEntityName)",
                             entity: record.entity, property: name)
                     }
-                    destinations.append(objectID(destination.entity, number))
+                    destinations.append(ids[target])
                 }
-                if link.relationship.isToMany {
+                if relationship.isToMany {
                     if destinations.count > 1, Set(link.numbers).count != link.numbers.count {
                         throw failure(
                             link.line, "relationship \(name) of the \(record.entity) z\(record.number) lists an object twice",
@@ -465,24 +572,41 @@ final class XMLStoreReader {
 
     // MARK: Helpers
 
+    /// Reads the character content of the current element into `text`.
+    private func readText(in place: @autoclosure () -> String) throws {
+        do {
+            try reader.readText(into: &text)
+        } catch let unexpected as XMLTextReader.UnexpectedContent {
+            throw describe(unexpected, in: "<\(place())>")
+        }
+    }
+
     /// The character content of the current element, to its end tag.
     private func textContent() throws -> String {
-        let name = reader.nameString
-        try reader.readText(into: &text, unexpected: unexpected(in: "<\(name)>"))
+        try readText(in: reader.nameString)
         return String(decoding: text, as: UTF8.self)
     }
 
-    private func unexpected(in place: @autoclosure @escaping () -> String) -> (XMLTextReader.Kind, Int) -> StoreError {
-        { kind, line in
-            switch kind {
-            case .entityReference:
-                return self.failure(
-                    line, "an entity reference (&\(self.reader.nameString);) in \(place()): this store never expands entities (they could fetch external files)")
-            case .element:
-                return self.failure(line, "unexpected element <\(self.reader.nameString)> in \(place())")
-            default:
-                return self.failure(line, "unexpected text in \(place())")
-            }
+    /// ``XMLTextReader/nextChildElement(parentDepth:)``, with errors that name `place`.
+    private func nextChild(of depth: Int, in place: @autoclosure () -> String) throws -> Bool {
+        do {
+            return try reader.nextChildElement(parentDepth: depth)
+        } catch let unexpected as XMLTextReader.UnexpectedContent {
+            throw describe(unexpected, in: place())
+        }
+    }
+
+    /// A 134080 error for content the format does not allow in `place`.
+    private func describe(_ unexpected: XMLTextReader.UnexpectedContent, in place: String) -> StoreError {
+        switch unexpected.kind {
+        case .entityReference:
+            return failure(
+                unexpected.line,
+                "an entity reference (&\(unexpected.name);) in \(place): this store never expands entities (they could fetch external files)")
+        case .element:
+            return failure(unexpected.line, "unexpected element <\(unexpected.name)> in \(place)")
+        default:
+            return failure(unexpected.line, "unexpected text in \(place)")
         }
     }
 

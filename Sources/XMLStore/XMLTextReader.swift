@@ -52,6 +52,19 @@ final class XMLTextReader {
     /// The line of the last text node read: an element past line 65,535 takes it (the
     /// whitespace before an element ends on the element's line).
     private var lastTextLine = 0
+    /// The kind of the current node.
+    private(set) var kind: Kind = .other
+
+    /// Content where the caller's format allows none: thrown by the navigation methods, turned
+    /// into a ``StoreError`` with context by the caller.
+    struct UnexpectedContent: Error {
+        /// What was found: an element, non-blank text or an entity reference.
+        let kind: Kind
+        /// Its line.
+        let line: Int
+        /// The element's or entity's name; empty for text.
+        let name: String
+    }
 
     /// The first error libxml2 reported (level error or fatal).
     private final class ErrorRecorder {
@@ -102,19 +115,24 @@ final class XMLTextReader {
     func read() throws -> Bool {
         let status = xmlTextReaderRead(reader)
         if status < 0 || errors.message != nil { throw syntaxError() }
-        if status == 0 { return false }
+        if status == 0 {
+            kind = .other
+            return false
+        }
+        kind = Self.kind(of: xmlTextReaderNodeType(reader))
         if kind == .text || kind == .whitespace, let node = xmlTextReaderCurrentNode(reader) {
-            // Text ends where the next tag starts; libxml2 keeps its line past 65,535 too.
-            let line = Int(xmlGetLineNo(node))
-            if line > 0 { lastTextLine = line }
+            // Text ends where the next tag starts; past line 65,535 libxml2 keeps that line
+            // for text nodes only.
+            let line = Int(node.pointee.line)
+            lastTextLine = line < 65535 ? line : Int(xmlGetLineNo(node))
         }
         return true
     }
 
     /// Moves to the next child element of the element at `parentDepth` (after its start tag or
     /// after a child that was read to its end); false on the parent's end tag. Comments and
-    /// whitespace are skipped; other text or an entity reference throws `unexpected`'s error.
-    func nextChildElement(parentDepth: Int, unexpected: (Kind, Int) -> StoreError) throws -> Bool {
+    /// whitespace are skipped; other text or an entity reference throws ``UnexpectedContent``.
+    func nextChildElement(parentDepth: Int) throws -> Bool {
         while try read() {
             switch kind {
             case .element:
@@ -122,9 +140,9 @@ final class XMLTextReader {
             case .endElement:
                 if depth <= parentDepth { return false }
             case .text:
-                if let text = value, !Self.isWhitespace(text) { throw unexpected(.text, line) }
+                if let text = value, !Self.isWhitespace(text) { throw unexpectedContent() }
             case .entityReference:
-                throw unexpected(.entityReference, line)
+                throw unexpectedContent()
             case .whitespace, .other:
                 continue
             }
@@ -143,11 +161,36 @@ final class XMLTextReader {
     }
 
     /// Reads to the end tag of the current element (nothing to do for `<name/>`), requiring
-    /// that it holds nothing but whitespace and comments.
-    func readEmptyContent(unexpected: (Kind, Int) -> StoreError) throws {
+    /// that it holds nothing but whitespace and comments (else ``UnexpectedContent``).
+    func readEmptyContent() throws {
         if isEmptyElement { return }
-        let elementDepth = depth
-        if try nextChildElement(parentDepth: elementDepth, unexpected: unexpected) { throw unexpected(.element, line) }
+        if try nextChildElement(parentDepth: depth) { throw unexpectedContent() }
+    }
+
+    /// Reads the character content of the current element up to its end tag into `buffer`
+    /// (replacing what it held), leaving the reader on the end tag. Comments are skipped; a
+    /// child element or an entity reference throws ``UnexpectedContent``.
+    func readText(into buffer: inout [UInt8]) throws {
+        buffer.removeAll(keepingCapacity: true)
+        if isEmptyElement { return }
+        while try read() {
+            switch kind {
+            case .text, .whitespace:
+                if let text = value {
+                    buffer.append(contentsOf: UnsafeBufferPointer(start: text, count: xmlLength(text)))
+                }
+            case .endElement:
+                return
+            case .element, .entityReference:
+                throw unexpectedContent()
+            case .other:
+                continue
+            }
+        }
+    }
+
+    private func unexpectedContent() -> UnexpectedContent {
+        UnexpectedContent(kind: kind, line: line, name: kind == .text ? "" : nameString)
     }
 
     /// Whether a libxml2 string is XML whitespace only.
@@ -165,9 +208,8 @@ final class XMLTextReader {
 
     // MARK: The current node
 
-    /// The kind of node the reader is on.
-    var kind: Kind {
-        switch xmlTextReaderNodeType(reader) {
+    private static func kind(of type: Int32) -> Kind {
+        switch type {
         case Int32(XML_READER_TYPE_ELEMENT.rawValue): return .element
         case Int32(XML_READER_TYPE_END_ELEMENT.rawValue): return .endElement
         case Int32(XML_READER_TYPE_TEXT.rawValue), Int32(XML_READER_TYPE_CDATA.rawValue): return .text
@@ -229,6 +271,19 @@ final class XMLTextReader {
         return current == interned || xmlEquals(current, interned)
     }
 
+    /// Moves to the current element's first attribute (true) or, when it has none, stays (false).
+    /// ``name`` and ``value`` then describe the attribute; ``moveToElement()`` moves back.
+    @inline(__always)
+    func moveToFirstAttribute() -> Bool { xmlTextReaderMoveToFirstAttribute(reader) == 1 }
+
+    /// Moves to the next attribute of the element (true), or stays after the last (false).
+    @inline(__always)
+    func moveToNextAttribute() -> Bool { xmlTextReaderMoveToNextAttribute(reader) == 1 }
+
+    /// Moves back from an attribute to its element.
+    @inline(__always)
+    func moveToElement() { xmlTextReaderMoveToElement(reader) }
+
     /// Calls `body` with each attribute's name and value of the current element (both valid
     /// only during the call), then moves back to the element.
     func forEachAttribute(_ body: (_ name: UnsafePointer<xmlChar>, _ value: UnsafePointer<xmlChar>) throws -> Void) rethrows {
@@ -239,28 +294,6 @@ final class XMLTextReader {
                 try body(name, value)
             }
             status = xmlTextReaderMoveToNextAttribute(reader)
-        }
-    }
-
-    /// Reads the character content of the current element up to its end tag into `buffer`
-    /// (replacing what it held), leaving the reader on the end tag. Comments are skipped; a
-    /// child element or an entity reference throws `unexpected(kind, line)`'s error.
-    func readText(into buffer: inout [UInt8], unexpected: (Kind, Int) -> StoreError) throws {
-        buffer.removeAll(keepingCapacity: true)
-        if isEmptyElement { return }
-        while try read() {
-            switch kind {
-            case .text, .whitespace:
-                if let text = value {
-                    buffer.append(contentsOf: UnsafeBufferPointer(start: text, count: xmlLength(text)))
-                }
-            case .endElement:
-                return
-            case .element, .entityReference:
-                throw unexpected(kind, line)
-            case .other:
-                continue
-            }
         }
     }
 

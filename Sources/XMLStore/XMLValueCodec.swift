@@ -124,6 +124,48 @@ enum XMLValueCodec {
         }
     }
 
+    /// ``decode(_:as:isBase64:)`` for UTF-8 text, with fast paths for integers and booleans.
+    static func decode(_ bytes: [UInt8], as type: AttributeType, isBase64: Bool = false) -> StoreValue? {
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let value = integer(bytes) else { return nil }
+            return type.coerce(.int(value))
+        case .boolean where bytes.count == 1:
+            if bytes[0] == UInt8(ascii: "1") { return .bool(true) }
+            if bytes[0] == UInt8(ascii: "0") { return .bool(false) }
+            return nil
+        default:
+            return decode(String(decoding: bytes, as: UTF8.self), as: type, isBase64: isBase64)
+        }
+    }
+
+    /// `[+-]?[0-9]+` between optional XML whitespace, within Int64.
+    static func integer(_ bytes: [UInt8]) -> Int64? {
+        var start = 0
+        var end = bytes.count
+        while start < end, isXMLSpace(bytes[start]) { start += 1 }
+        while end > start, isXMLSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        var negative = false
+        if bytes[start] == UInt8(ascii: "-") || bytes[start] == UInt8(ascii: "+") {
+            negative = bytes[start] == UInt8(ascii: "-")
+            start += 1
+            guard start < end else { return nil }
+        }
+        // Accumulated negatively so that Int64.min fits.
+        var value: Int64 = 0
+        for index in start..<end {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.subtractingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
+
     // MARK: Dates
 
     /// Seconds since 2001 as Core Data writes them: 20 fractional digits
