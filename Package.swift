@@ -46,7 +46,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
-        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore"]),
+        .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),

@@ -110,7 +110,7 @@ public final class PipeCSVStore: AtomicStore {
         var written = metadata
         for (key, value) in Self.standardMetadata(identifier: identifier, model: model) { written[key] = value }
         let propertyList = try Self.propertyList(written, format: .binary, for: url)
-        let writer = PipeCSVWriter(model: model)
+        let writer = PipeCSVWriter(model: model, exists: { self.containsCacheNode(for: $0) })
         try AtomicFileWriter.write(to: url) { output in
             try writer.write(metadataPropertyList: propertyList, nodes: { try self.forEachCacheNode($0) }, to: output)
         }
