@@ -86,7 +86,8 @@ public final class InMemoryStore: IncrementalStore {
             for entity in entities {
                 tables[entity]?.forEach { nodes.append(complete($0)) }
             }
-            return QueryEngine.execute(fetch, over: nodes)
+            let graph = NodeGraph(model: model) { [self] id in tables[id.entityName]?.node(for: id).map(complete) }
+            return try QueryEngine.execute(fetch, over: nodes, graph: graph)
         case .save(let save):
             return .saved(versions: try apply(save))
         }

@@ -253,9 +253,14 @@ open class AtomicStore: PersistentStore {
         }
     }
 
-    func execute(_ request: FetchRequest) -> StoreResult {
+    func execute(_ request: FetchRequest) throws -> StoreResult {
         let nodes = request.matchingEntityNames(in: model).flatMap { tables[$0]?.nodes ?? [] }
-        return QueryEngine.execute(request, over: nodes)
+        return try QueryEngine.execute(request, over: nodes, graph: nodeGraph)
+    }
+
+    /// The cache seen as a graph, for evaluating key paths across relationships.
+    public var nodeGraph: NodeGraph {
+        NodeGraph(model: model, node: { [tables] id in tables[id.entityName]?.node(for: id) })
     }
 
     func obtainPermanentIDs(for objectIDs: [ObjectID]) -> [ObjectID] {
