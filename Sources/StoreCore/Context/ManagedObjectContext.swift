@@ -330,7 +330,8 @@ public final class ManagedObjectContext {
         post(.willSave)
         try processPendingChanges()
         try validateForSave()
-        try obtainPermanentIDs(for: Array(inserted.values))
+        // In insertion order, so stores that number rows hand out keys in that order.
+        try obtainPermanentIDs(for: inserted.values.sorted { $0.registrationOrder < $1.registrationOrder })
 
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         var attempts = 0
