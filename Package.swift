@@ -42,20 +42,23 @@ let package = Package(
         .executableTarget(
             name: "storectl",
             dependencies: [
-                "PersistentStores",
+                "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
-        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore", "XMLStore"]),
+        .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
 
         .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
             name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
             path: "Examples/JSONFileStore/Tests"),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
+        .testTarget(
+            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"],
+            resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
-        .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "crash-saver"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
+        .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "crash-saver"]),
         .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),

@@ -1,4 +1,6 @@
 @_exported import InMemoryStore
+@_exported import PipeCSVStore
+@_exported import SQLiteStore
 @_exported import StoreCore
 @_exported import XMLStore
 
@@ -6,7 +8,9 @@
 /// built-in store types.
 public enum PersistentStores {
     /// The store types that are implemented and registered by ``registerBuiltInStoreTypes(in:)``.
-    public static let builtInStoreTypes: [any PersistentStore.Type] = [InMemoryStore.self, XMLStore.self]
+    public static let builtInStoreTypes: [any PersistentStore.Type] = [
+        SQLiteStore.self, InMemoryStore.self, XMLStore.self, PipeCSVStore.self,
+    ]
 
     /// Registers every built-in store type under its name ("InMemory", …) in `registry`.
     /// Calling it again is harmless (it re-registers the same types).

@@ -113,7 +113,7 @@ public final class XMLStore: AtomicStore {
         try AtomicFileWriter.write(to: url) { output in
             try writer.write(
                 uuid: identifier, nextObjectID: nextObjectNumber, metadata: written,
-                nodes: { try self.forEachCacheNode($0) }, to: output)
+                nodes: { try self.forEachCacheNode($0) }, holds: { self.containsCacheNode(for: $0) }, to: output)
         }
         if written != metadata { metadata = written }
     }

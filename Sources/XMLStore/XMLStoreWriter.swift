@@ -67,19 +67,22 @@ struct XMLStoreWriter {
     }
 
     /// Writes the whole store into `output`: header, one `object` per node that `nodes` visits,
-    /// footer.
+    /// footer. A relationship lists only the destinations `holds` confirms: a reference left
+    /// dangling by a deleted object (No Action) stays in the cache but is not written, so the
+    /// file always loads.
     func write(
         uuid: String, nextObjectID: Int64, metadata: StoreMetadata,
-        nodes: ((AtomicStoreCacheNode) throws -> Void) throws -> Void, to output: FileOutput
+        nodes: ((AtomicStoreCacheNode) throws -> Void) throws -> Void, holds: @escaping (ObjectID) -> Bool,
+        to output: FileOutput
     ) throws {
         let writer = try XMLTextWriter(output: output)
         try Self.writeHeader(uuid: uuid, nextObjectID: nextObjectID, metadata: metadata, to: writer)
-        try nodes { node in try write(node, to: writer) }
+        try nodes { node in try write(node, holds: holds, to: writer) }
         try Self.writeFooter(to: writer)
     }
 
     /// One `object` element.
-    private func write(_ node: AtomicStoreCacheNode, to writer: XMLTextWriter) throws {
+    private func write(_ node: AtomicStoreCacheNode, holds: (ObjectID) -> Bool, to writer: XMLTextWriter) throws {
         guard let entity = mapping.entities[node.entityName] else {
             throw StoreError(
                 .persistentStoreSave, "Cannot write \(node.objectID): entity \(node.entityName) is not in the model",
@@ -113,12 +116,13 @@ struct XMLStoreWriter {
         }
         for relationship in entity.relationships {
             let name = relationship.description.name
-            let destinations: [ObjectID]
+            var destinations: [ObjectID]
             if relationship.description.isToMany {
                 destinations = node.toMany[name] ?? []
             } else {
                 destinations = node.toOne[name].map { [$0] } ?? []
             }
+            if !destinations.allSatisfy(holds) { destinations = destinations.filter(holds) }
             try writer.newline(indent: 2)
             try writer.startElement("relationship")
             try writer.attribute("name", relationship.fileName)

@@ -157,6 +157,35 @@ struct StoreBehaviourTests {
         }
     }
 
+    @Test func aReferenceLeftDanglingByNoActionIsKeptInTheCacheButNeverWritten() throws {
+        let model = Models.build {
+            Entity("Owner") {
+                Attribute("name", .string)
+                Relationship("pets", to: "Pet", inverse: "owner", toMany: true, deleteRule: .noAction)
+            }
+            Entity("Pet") {
+                Attribute("name", .string)
+                Relationship("owner", to: "Owner", inverse: "pets")
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Pets.xml")
+            let stack = try XMLStack(model: model, url: url)
+            let owner = try stack.newIDs("Owner")[0]
+            let pets = try stack.newIDs("Pet", count: 2)
+            try stack.save(inserted: [
+                StoreNode(objectID: owner, attributes: ["name": "o"], toMany: ["pets": pets], version: 0),
+                StoreNode(objectID: pets[0], attributes: ["name": "a"], toOne: ["owner": owner], version: 0),
+                StoreNode(objectID: pets[1], attributes: ["name": "b"], toOne: ["owner": owner], version: 0),
+            ])
+            try stack.save(deleted: try stack.nodes("Owner"))
+            #expect(try stack.nodes("Pet").allSatisfy { $0.toOne["owner"] == owner })
+            #expect(!text(of: url).contains("idrefs"))
+            let reopened = try XMLStack(model: model, url: url)
+            #expect(try reopened.nodes("Pet").map(\.toOne) == [[:], [:]])
+        }
+    }
+
     @Test func aMissingOrEmptyFileIsANewStore() throws {
         try withTemporaryDirectory { directory in
             let missing = directory.appendingPathComponent("Missing.xml")
