@@ -45,6 +45,8 @@ let package = Package(
                 "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The child process of the atomic stores' crash tests: saves in a loop until killed.
+        .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
 
         .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
@@ -56,6 +58,8 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
+        .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "crash-saver"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],

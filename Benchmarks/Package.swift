@@ -4,7 +4,8 @@ import PackageDescription
 // The benchmarks of PersistentStores: a package of its own, so that benchmark-only dependencies
 // never enter the main build. Run in release mode, e.g.
 //
-//     swift run -c release SQLiteStoreBenchmark
+//     swift run -c release --package-path Benchmarks XMLStoreBenchmark
+//     swift run -c release --package-path Benchmarks SQLiteStoreBenchmark
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -17,14 +18,26 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
-        // The raw sqlite3 C API, for the baselines (the main package's CSQLite is internal to it).
+        // libxml2 for the XML benchmark's baseline (a plain xmlTextReader scan).
         .systemLibrary(
-            name: "CSQLiteRaw", path: "Sources/CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // W1–W4, W6 and #51: the SQLite store vs the raw sqlite3 C API vs GRDB.
+            name: "BenchmarkLibXML2", path: "Sources/BenchmarkLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        // W8: save then load N nodes in the XML store vs a plain xmlTextReader scan of the same
+        // file and JSONDecoder on the same data.
+        .executableTarget(
+            name: "XMLStoreBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibXML2"],
+            path: "Sources/XMLStoreBenchmark"),
+        // The raw sqlite3 C API for the SQLite benchmark's baseline (the main package's CSQLite
+        // is internal to it), and glibc's heap statistics.
+        .systemLibrary(
+            name: "BenchmarkSQLite", path: "Sources/BenchmarkSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        // W1–W4, W6 and #51: the SQLite store vs the raw sqlite3 C API vs GRDB records and rows.
         .executableTarget(
             name: "SQLiteStoreBenchmark",
             dependencies: [
-                .product(name: "PersistentStores", package: "PersistentStores"), "CSQLiteRaw",
+                .product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/SQLiteStoreBenchmark"),

@@ -16,7 +16,7 @@ public enum ConformanceSuite {
             ConformanceCatalogue.lifecycle, ConformanceCatalogue.crud, ConformanceCatalogue.relationships,
             ConformanceCatalogue.graph, ConformanceCatalogue.deleteRules, ConformanceCatalogue.validation,
             ConformanceCatalogue.faults, ConformanceCatalogue.contexts, ConformanceCatalogue.stores,
-            ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus,
+            ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus, ConformanceCatalogue.values,
             ConformanceCatalogue.versioning, ConformanceCatalogue.batch,
         ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }

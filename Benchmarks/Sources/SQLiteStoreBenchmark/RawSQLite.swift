@@ -1,4 +1,4 @@
-import CSQLiteRaw
+import BenchmarkSQLite
 import Foundation
 
 /// The limit baseline: the same work written directly against the sqlite3 C API (one prepared

@@ -330,7 +330,8 @@ public final class ManagedObjectContext {
         post(.willSave)
         try processPendingChanges()
         try validateForSave()
-        try obtainPermanentIDs(for: Array(inserted.values))
+        // In insertion order, so stores that number rows hand out keys in that order.
+        try obtainPermanentIDs(for: inserted.values.sorted { $0.registrationOrder < $1.registrationOrder })
 
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         var attempts = 0
@@ -358,17 +359,8 @@ public final class ManagedObjectContext {
             object.changedKeys = []
             object.isInserted = false
         }
-        for object in deleted.values {
-            registered[object.objectID] = nil
-            object.isInserted = false
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
-        inserted = [:]
-        updated = [:]
-        deleted = [:]
-        assignments = [:]
-        unannounced = ContextDidSave()
+        for object in deleted.values { detach(object) }
+        clearPendingChanges()
         post(.didSave(saved))
         coordinator.broadcast(saved)
     }
@@ -510,10 +502,8 @@ public final class ManagedObjectContext {
         inserted[key] = nil
         updated[key] = nil
         deleted[key] = nil
-        registered[object.objectID] = nil
+        detach(object)
         for other in registered.values { other.primitiveForget(object) }
-        object.turnIntoFault()
-        object.managedObjectContext = nil
     }
 
     // MARK: Refresh, merge, rollback, reset
@@ -555,12 +545,7 @@ public final class ManagedObjectContext {
     /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
     /// changed and deleted ones take their last saved values again.
     public func rollback() {
-        for object in inserted.values {
-            registered[object.objectID] = nil
-            object.isInserted = false
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
+        for object in inserted.values { detach(object) }
         for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
             object.isDeleted = false
             if let committed = object.committed {
@@ -570,23 +555,27 @@ public final class ManagedObjectContext {
             }
             object.changedKeys = []
         }
-        inserted = [:]
-        updated = [:]
-        deleted = [:]
-        unpropagatedDeletes = []
-        assignments = [:]
-        deferredErrors = []
-        unannounced = ContextDidSave()
+        clearPendingChanges()
     }
 
     /// Forgets every registered object and every unsaved change; objects already handed out
     /// become detached faults.
     public func reset() {
-        for object in registered.values {
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
-        registered = [:]
+        for object in registered.values { detach(object) }
+        clearPendingChanges()
+    }
+
+    /// Unregisters an object and turns it into a detached fault.
+    private func detach(_ object: ManagedObject) {
+        if registered[object.objectID] === object { registered[object.objectID] = nil }
+        object.isInserted = false
+        object.turnIntoFault()
+        object.managedObjectContext = nil
+    }
+
+    /// Forgets every unsaved insert, update and delete (the objects themselves are handled by
+    /// the caller).
+    private func clearPendingChanges() {
         inserted = [:]
         updated = [:]
         deleted = [:]

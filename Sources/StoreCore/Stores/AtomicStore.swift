@@ -1,26 +1,77 @@
 import Foundation
 
 /// A store that keeps the whole file in memory as cache nodes and writes it whole (Core Data's
-/// `NSAtomicStore`). Subclass it and implement ``load()`` and ``save()``; the framework answers
-/// every fetch over the cache nodes, mints reference objects, and turns a context's save into
-/// cache-node changes followed by one call to ``save()``.
+/// `NSAtomicStore`). Subclass it and implement ``load()`` and ``save()``; the framework does the
+/// rest: it mints reference objects (UUID strings), turns a context's save into cache-node
+/// changes followed by exactly one call to ``save()`` (none when nothing changed), puts the cache
+/// back as it was when ``save()`` throws, keeps relationships pointing only at nodes of this
+/// store, and answers every fetch over the cache nodes with the shared query engine.
+///
+/// A complete custom store — a JSON file — needs nothing more:
 ///
 /// ```swift
 /// final class JSONFileStore: AtomicStore {
 ///     override class var storeType: String { "JSONFile" }
-///     override func load() throws {
-///         guard let url, let data = try? Data(contentsOf: url), !data.isEmpty else { return }  // new store
-///         let file = try JSONDecoder().decode(File.self, from: data)
-///         metadata = file.metadata
-///         addCacheNodes(file.nodes.map(\.node))
+///
+///     struct Record: Codable {
+///         var entity: String
+///         var reference: ReferenceObject
+///         var attributes: [String: StoreValue]
+///         var toOne: [String: ReferenceObject]
+///         var toMany: [String: [ReferenceObject]]
 ///     }
+///     struct File: Codable {
+///         var metadata: StoreMetadata
+///         var records: [Record]
+///     }
+///
+///     override func load() throws {
+///         guard let url, let data = try? Data(contentsOf: url), !data.isEmpty else { return }  // a new store
+///         let file = try JSONDecoder().decode(File.self, from: data)
+///         metadata = file.metadata  // first: object IDs carry the store identifier
+///         let entities = Dictionary(file.records.map { ($0.reference, $0.entity) }) { first, _ in first }
+///         func id(_ reference: ReferenceObject) -> ObjectID {
+///             objectID(for: entities[reference] ?? "", referenceObject: reference)
+///         }
+///         addCacheNodes(file.records.map { record in
+///             AtomicStoreCacheNode(
+///                 objectID: id(record.reference), attributes: record.attributes,
+///                 toOne: record.toOne.mapValues(id), toMany: record.toMany.mapValues { $0.map(id) })
+///         })
+///     }
+///
 ///     override func save() throws {
 ///         guard let url else { return }
-///         let file = File(metadata: metadata, nodes: cacheNodes.map(Node.init))
-///         try JSONEncoder().encode(file).write(to: url, options: .atomic)
+///         var records: [Record] = []
+///         forEachCacheNode { node in
+///             func reference(_ id: ObjectID) -> ReferenceObject { id.referenceObject ?? .int(0) }
+///             records.append(Record(
+///                 entity: node.entityName, reference: reference(node.objectID), attributes: node.attributes,
+///                 toOne: node.toOne.mapValues(reference), toMany: node.toMany.mapValues { $0.map(reference) }))
+///         }
+///         try AtomicFileWriter.write(JSONEncoder().encode(File(metadata: metadata, records: records)), to: url)
 ///     }
 /// }
+///
+/// StoreRegistry.shared.register(JSONFileStore.self)
 /// ```
+///
+/// Override the hooks only to change a default: ``newReferenceObject(for:)`` (a UUID string),
+/// ``newCacheNode(for:)``, ``updateCacheNode(_:from:)``, ``willRemoveCacheNodes(_:)``; and
+/// ``metadata(forStoreAt:options:)`` / ``setMetadata(_:forStoreAt:options:)`` so the metadata can
+/// be read and written without adding the store. In ``load()``, set ``metadata`` before creating
+/// object IDs (an ID carries the store identifier, `NSStoreUUID`); a file of another type must
+/// fail with 134010 (``StoreError/Code/persistentStoreTypeMismatch``) without being modified.
+/// ``save()`` should write through ``AtomicFileWriter`` so a crash never leaves a partial file.
+///
+/// Relationships of cache nodes point at nodes of this store only: a save that relates an object
+/// to another store's object fails with 133010 (``StoreError/Code/managedObjectExternalRelationship``)
+/// before ``save()`` is called. When an object is deleted, the framework takes it out of the
+/// inverse relationships of the nodes it was related to — except through a relationship whose
+/// delete rule is No Action, whose destinations keep their dangling reference, as Core Data's
+/// do, until the caller fixes it; relationships without an inverse dangle the same way. A
+/// dangling reference lives in the cache only: ``save()`` writes only references that
+/// ``containsCacheNode(for:)`` confirms, so a file never holds a reference it could not load.
 ///
 /// Thread safety: like every store, an atomic store is used only under its coordinator's lock.
 open class AtomicStore: PersistentStore {
@@ -103,9 +154,21 @@ open class AtomicStore: PersistentStore {
 
     // MARK: Provided by the framework
 
-    /// Every cache node, grouped by entity, each entity in insertion order.
+    /// Every cache node, grouped by entity (in model order), each entity in insertion order.
+    /// ``forEachCacheNode(_:)`` visits the same nodes without building an array.
     public var cacheNodes: [AtomicStoreCacheNode] {
-        model.entityNames.flatMap { tables[$0]?.nodes ?? [] }
+        var nodes: [AtomicStoreCacheNode] = []
+        nodes.reserveCapacity(cacheNodeCount)
+        forEachCacheNode { nodes.append($0) }
+        return nodes
+    }
+
+    /// Calls `body` for every cache node, in the order of ``cacheNodes``; what a streaming
+    /// ``save()`` uses.
+    public func forEachCacheNode(_ body: (AtomicStoreCacheNode) throws -> Void) rethrows {
+        for entityName in model.entityNames {
+            try tables[entityName]?.forEach(body)
+        }
     }
 
     /// The number of cache nodes.
@@ -113,12 +176,24 @@ open class AtomicStore: PersistentStore {
 
     /// Adds nodes to the cache (during ``load()``), replacing nodes with the same ID.
     public func addCacheNodes(_ nodes: [AtomicStoreCacheNode]) {
-        for node in nodes { tables[node.entityName, default: NodeTable()].upsert(node) }
+        for node in nodes { addCacheNode(node) }
+    }
+
+    /// Adds one node to the cache (during ``load()``), replacing a node with the same ID.
+    public func addCacheNode(_ node: AtomicStoreCacheNode) {
+        tables[node.entityName, default: NodeTable()].upsert(node)
     }
 
     /// The cache node for an ID.
     public func cacheNode(for objectID: ObjectID) -> AtomicStoreCacheNode? {
         tables[objectID.entityName]?.node(for: objectID)
+    }
+
+    /// Whether the cache holds a node for the ID: false for a reference left dangling by a
+    /// deleted object (No Action, or a relationship without an inverse), which a ``save()``
+    /// must not write.
+    public func containsCacheNode(for objectID: ObjectID) -> Bool {
+        tables[objectID.entityName]?.contains(objectID) ?? false
     }
 
     /// The nodes of one entity (not its sub-entities), in insertion order.
@@ -136,10 +211,46 @@ open class AtomicStore: PersistentStore {
 
     // MARK: Used by the coordinator
 
-    /// Loads the file; the metadata just read counts as written.
+    /// Loads the file; the metadata just read counts as written. A file whose metadata has no
+    /// `NSStoreUUID` gets a new identifier (written at the next save), and nodes created before
+    /// ``load()`` set the metadata are moved to the store's final identifier.
     func loadFromFile() throws {
+        let initialIdentifier = identifier
         try load()
+        if identifier.isEmpty {
+            metadata[MetadataKey.storeUUID] = .string(UUID().uuidString)
+        }
+        if metadata[MetadataKey.storeType] == nil {
+            metadata[MetadataKey.storeType] = .string(Self.storeType)
+        }
+        if identifier != initialIdentifier { rekeyNodes(from: initialIdentifier) }
         metadataChanged = false
+    }
+
+    /// Moves object IDs that still carry `oldIdentifier` (created before ``load()`` set the
+    /// metadata) to the current identifier.
+    private func rekeyNodes(from oldIdentifier: String) {
+        let newIdentifier = identifier
+        func rekey(_ id: ObjectID) -> ObjectID {
+            guard id.storeIdentifier == oldIdentifier, let reference = id.referenceObject else { return id }
+            return ObjectID(storeIdentifier: newIdentifier, entityName: id.entityName, reference: reference)
+        }
+        var stale = false
+        forEachCacheNode { node in
+            if node.objectID.storeIdentifier == oldIdentifier { stale = true }
+        }
+        guard stale else { return }
+        let old = tables
+        tables = [:]
+        for entityName in model.entityNames {
+            old[entityName]?.forEach { node in
+                var moved = node
+                moved.objectID = rekey(node.objectID)
+                moved.toOne = node.toOne.mapValues(rekey)
+                moved.toMany = node.toMany.mapValues { $0.map(rekey) }
+                addCacheNode(moved)
+            }
+        }
     }
 
     func execute(_ request: FetchRequest) throws -> StoreResult {
@@ -156,11 +267,13 @@ open class AtomicStore: PersistentStore {
         objectIDs.map { objectID(for: $0.entityName, referenceObject: newReferenceObject(for: $0.entityName)) }
     }
 
-    /// Applies a save to the cache and calls ``save()``; on any failure the cache and metadata
-    /// are as before.
+    /// Applies a save to the cache and calls ``save()`` once; on any failure the cache and
+    /// metadata are as before. Nothing is written when nothing changed. A read-only store
+    /// refuses object changes (134070); metadata set on it stays in memory and is never written.
     func apply(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
         if request.isEmpty && !metadataChanged { return [:] }
         if isReadOnly {
+            if request.isEmpty { return [:] }
             throw StoreError(.persistentStoreOperation, "The \(Self.storeType) store at \(url?.path ?? "(no URL)") is read-only", fileURL: url)
         }
         var conflicts: [ObjectID] = []
@@ -182,32 +295,100 @@ open class AtomicStore: PersistentStore {
         let savedTables = tables
         let savedMetadata = metadata
         let savedMetadataChanged = metadataChanged
-        var versions: [ObjectID: Int64] = [:]
-        for snapshot in request.insertedObjects {
-            var node = newCacheNode(for: snapshot)
-            node.version = 1
-            tables[node.entityName, default: NodeTable()].upsert(node)
-            versions[node.objectID] = 1
-        }
-        for snapshot in request.updatedObjects {
-            tables[snapshot.entityName]?.modify(snapshot.objectID) { node in
-                updateCacheNode(&node, from: snapshot)
-                node.version += 1
-                versions[node.objectID] = node.version
-            }
-        }
-        let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
-        willRemoveCacheNodes(removed)
-        for node in removed { tables[node.entityName]?.remove(node.objectID) }
         do {
+            let versions = try applyChanges(request)
             try save()
+            metadataChanged = false
+            return versions
         } catch {
             tables = savedTables
             metadata = savedMetadata
             metadataChanged = savedMetadataChanged
             throw error
         }
-        metadataChanged = false
+    }
+
+    /// Changes the cache as the request says and checks that every relationship still points at
+    /// a node of this store.
+    private func applyChanges(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
+        var versions: [ObjectID: Int64] = [:]
+        for snapshot in request.insertedObjects {
+            var node = newCacheNode(for: snapshot)
+            node.version = 1
+            // A cache node carries every to-many relationship; an inserted object's unset ones are empty.
+            for relationship in model.relationships(of: node.entityName)
+            where relationship.isToMany && !relationship.isTransient && node.toMany[relationship.name] == nil {
+                node.toMany[relationship.name] = []
+            }
+            addCacheNode(node)
+            versions[node.objectID] = 1
+        }
+        for snapshot in request.updatedObjects {
+            // Changed outside the table so that an overridden hook may read the cache.
+            guard var node = cacheNode(for: snapshot.objectID) else { continue }
+            updateCacheNode(&node, from: snapshot)
+            node.version += 1
+            addCacheNode(node)
+            versions[node.objectID] = node.version
+        }
+        let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
+        willRemoveCacheNodes(removed)
+        for node in removed { tables[node.entityName]?.remove(node.objectID) }
+        removeFromInverses(removed)
+        for node in request.insertedObjects + request.updatedObjects {
+            guard let current = cacheNode(for: node.objectID) else { continue }
+            try checkReferences(of: current)
+        }
         return versions
+    }
+
+    /// Takes deleted nodes out of the inverse relationships of the nodes they were related to
+    /// (whatever the context sent for those nodes), except through No Action relationships.
+    private func removeFromInverses(_ removed: [AtomicStoreCacheNode]) {
+        for deleted in removed {
+            for relationship in model.relationships(of: deleted.entityName) where relationship.deleteRule != .noAction {
+                guard let inverse = model.inverse(of: relationship) else { continue }
+                let destinations =
+                    relationship.isToMany
+                    ? deleted.toMany[relationship.name] ?? [] : deleted.toOne[relationship.name].map { [$0] } ?? []
+                for destination in destinations {
+                    tables[destination.entityName]?.modify(destination) { node in
+                        if inverse.isToMany {
+                            node.toMany[inverse.name]?.removeAll { $0 == deleted.objectID }
+                        } else if node.toOne[inverse.name] == deleted.objectID {
+                            node.toOne[inverse.name] = nil
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fails with 133010 when a relationship of `node` points at another store's object, and
+    /// with 134030 for a temporary ID (an object never saved).
+    private func checkReferences(of node: AtomicStoreCacheNode) throws {
+        for (name, destination) in node.toOne {
+            try checkReference(from: node, relationship: name, to: destination)
+        }
+        for (name, destinations) in node.toMany {
+            for destination in destinations {
+                try checkReference(from: node, relationship: name, to: destination)
+            }
+        }
+    }
+
+    private func checkReference(from node: AtomicStoreCacheNode, relationship: String, to destination: ObjectID) throws {
+        guard destination.storeIdentifier != identifier else { return }
+        let source = "\(node.entityName) \(node.objectID.referenceObject?.description ?? "\(node.objectID)")"
+        guard destination.isTemporaryID else {
+            throw StoreError(
+                .managedObjectExternalRelationship,
+                "\(source): relationship \(relationship) refers to \(destination), an object of another store; relationships cannot cross stores",
+                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: relationship)
+        }
+        throw StoreError(
+            .persistentStoreSave,
+            "\(source): relationship \(relationship) refers to an object that was never saved (\(destination))",
+            objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: relationship)
     }
 }
