@@ -28,6 +28,22 @@ import Testing
         #expect(ObjectID.temporary(entityName: "Player") != id)
     }
 
+    @Test func temporaryIDsAreUniqueWellFormedUUIDs() throws {
+        var seen: Set<UUID> = []
+        for _ in 0..<100_000 {
+            guard case .temporary(let uuid) = ObjectID.temporary(entityName: "Player").kind else {
+                Issue.record("not temporary")
+                return
+            }
+            #expect(seen.insert(uuid).inserted)
+        }
+        let sample = try #require(seen.first).uuidString
+        let version = sample[sample.index(sample.startIndex, offsetBy: 14)]
+        let variant = sample[sample.index(sample.startIndex, offsetBy: 19)]
+        #expect(version == "4")
+        #expect("89AB".contains(variant))
+    }
+
     @Test(arguments: [
         "https://example.com/Team/p1", "x-coredata://S/Team", "x-coredata://S/Team/q1", "x-coredata://S//p1",
         "x-coredata:///Team/p1", "x-coredata:///Team/tnot-a-uuid", "x-coredata://S/Team/pabc",

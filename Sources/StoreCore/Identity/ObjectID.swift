@@ -33,7 +33,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// A new temporary ID for an object of `entityName`.
     public static func temporary(entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, kind: .temporary(UUID()))
+        ObjectID(entityName: entityName, kind: .temporary(UUIDGenerator.next()))
     }
 
     private init(entityName: String, kind: Kind) {

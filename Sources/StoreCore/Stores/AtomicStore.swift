@@ -125,7 +125,7 @@ open class AtomicStore: PersistentStore {
     /// A new, unique reference object for an inserted object of `entityName` (default: a UUID
     /// string).
     open func newReferenceObject(for entityName: String) -> ReferenceObject {
-        .string(UUID().uuidString)
+        .string(UUIDGenerator.next().uuidString)
     }
 
     /// The cache node for an inserted object (default: the snapshot itself).
