@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+
 
 /// The coordinator: one model, any number of stores behind it, and the row cache. Contexts talk
 /// to stores only through it.
@@ -19,7 +19,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public let model: ObjectModel
     /// Where store type names are looked up.
     public let registry: StoreRegistry
-    private let state: Mutex<State>
+    private let state: Locked<State>
+    private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
 
     private struct Slot {
         let handle: StoreHandle
@@ -30,6 +32,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var slots: [Slot] = []
         /// Node values last read from or written to incremental stores, by object ID.
         var rowCache: [ObjectID: StoreNode] = [:]
+        var statistics = CoordinatorStatistics()
 
         func slot(for identifier: String?) -> Slot? {
             guard let identifier else { return nil }
@@ -41,7 +44,57 @@ public final class PersistentStoreCoordinator: Sendable {
     public init(model: ObjectModel, registry: StoreRegistry = .shared) {
         self.model = model
         self.registry = registry
-        self.state = Mutex(State())
+        self.state = Locked(State())
+    }
+
+    // MARK: Classes
+
+    /// Makes contexts of this coordinator create instances of `type` for its entity
+    /// (``ManagedObject/entityName``, by default the class name) and its sub-entities that have
+    /// no class of their own.
+    public func register(_ type: ManagedObject.Type) {
+        register(type, forEntityName: type.entityName)
+    }
+
+    /// Makes contexts create instances of `type` for `entityName`.
+    public func register(_ type: ManagedObject.Type, forEntityName entityName: String) {
+        classes.withLock { $0[entityName] = type }
+    }
+
+    /// The class contexts create for an entity: its own registered class, else the nearest
+    /// ancestor's, else ``ManagedObject``.
+    public func objectClass(forEntityName entityName: String) -> ManagedObject.Type {
+        let registered = classes.withLock { $0 }
+        var current: String? = entityName
+        while let name = current {
+            if let type = registered[name] { return type }
+            current = model.entity(named: name)?.parentEntityName
+        }
+        return ManagedObject.self
+    }
+
+    // MARK: Observers
+
+    /// Calls `handler` after every successful save of any context on this coordinator, on the
+    /// saving thread or task, with the IDs it changed. Hand the payload to
+    /// ``ManagedObjectContext/mergeChanges(from:)`` in your own context's isolation.
+    public func addObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void) -> ObserverToken {
+        observers.withLock { observers in
+            let id = observers.next
+            observers.next += 1
+            observers.handlers[id] = handler
+            return ObserverToken(id: id)
+        }
+    }
+
+    /// Removes an observer added with ``addObserver(_:)``.
+    public func removeObserver(_ token: ObserverToken) {
+        _ = observers.withLock { $0.handlers.removeValue(forKey: token.id) }
+    }
+
+    func broadcast(_ save: ContextDidSave) {
+        let handlers = observers.withLock { Array($0.handlers.sorted { $0.key < $1.key }.map(\.value)) }
+        for handler in handlers { handler(save) }
     }
 
     // MARK: Stores
@@ -120,6 +173,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public func persistentStore(withIdentifier identifier: String) -> StoreHandle? {
         state.withLock { $0.slot(for: identifier)?.handle }
     }
+
+    /// How often the coordinator has called into its stores so far.
+    public var statistics: CoordinatorStatistics { state.withLock { $0.statistics } }
 
     // MARK: Metadata
 
@@ -227,6 +283,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
                     && entities.contains { slot.store.holds(entityName: $0) }
             }
+            state.statistics.fetches += slots.count
             if slots.count == 1 {
                 let result = try Self.fetch(request, from: slots[0])
                 Self.remember(result, in: &state)
@@ -285,19 +342,26 @@ public final class PersistentStoreCoordinator: Sendable {
             "\(slot.handle) is neither an IncrementalStore nor an AtomicStore")
     }
 
-    /// The values of one object, from the row cache or its store; 133000 when it does not exist.
-    public func node(for objectID: ObjectID) throws -> StoreNode {
+    /// The values of one object, from the row cache or its store (always the store when
+    /// `refreshingCache`); 133000 when it does not exist.
+    public func node(for objectID: ObjectID, refreshingCache: Bool = false) throws -> StoreNode {
         try state.withLock { state in
             guard let slot = state.slot(for: objectID.storeIdentifier) else { throw Self.missing(objectID) }
             if let atomic = slot.store as? AtomicStore {
                 guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
                 return node
             }
-            if let cached = state.rowCache[objectID] { return cached }
+            if !refreshingCache, let cached = state.rowCache[objectID] { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
-            let node = try incremental.newValues(forObjectWith: objectID)
-            state.rowCache[objectID] = node
-            return node
+            state.statistics.nodeLoads += 1
+            do {
+                let node = try incremental.newValues(forObjectWith: objectID)
+                state.rowCache[objectID] = node
+                return node
+            } catch {
+                state.rowCache[objectID] = nil
+                throw error
+            }
         }
     }
 
@@ -311,6 +375,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             if let cached = state.rowCache[objectID]?.toMany[relationshipName] { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
+            state.statistics.relationshipLoads += 1
             let ids = try incremental.newValue(forRelationship: relationshipName, forObjectWith: objectID)
             if model.relationship(relationshipName, of: objectID.entityName)?.isToMany == true {
                 state.rowCache[objectID]?.toMany[relationshipName] = ids
@@ -349,6 +414,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             var versions: [ObjectID: Int64] = [:]
             for (slot, part) in parts {
+                state.statistics.saves += 1
                 if let incremental = slot.store as? any IncrementalStore {
                     guard !part.isEmpty else { continue }
                     guard case .saved(let saved) = try incremental.execute(.save(part)) else {

@@ -1,4 +1,4 @@
-import Synchronization
+
 
 /// Type name → store type. A coordinator adds stores by the name registered here.
 ///
@@ -14,10 +14,10 @@ public final class StoreRegistry: Sendable {
     /// The registry coordinators use unless given another.
     public static let shared = StoreRegistry()
 
-    private let types: Mutex<[String: any PersistentStore.Type]>
+    private let types: Locked<[String: any PersistentStore.Type]>
 
     /// An empty registry (useful to test a store type in isolation).
-    public init() { types = Mutex([:]) }
+    public init() { types = Locked([:]) }
 
     /// Registers `type` under `name`; registering a name again replaces its type.
     public func register(_ type: any PersistentStore.Type, forStoreType name: String) {

@@ -275,8 +275,10 @@ extension StoreValue: Codable {
     }
 }
 
+// Deliberately not ExpressibleByNilLiteral: `optionalValue == nil` would then compare with
+// `.null` instead of testing the optional. Write `.null`.
 extension StoreValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral
 {
     /// `"text"` is `.string("text")`.
     public init(stringLiteral value: String) { self = .string(value) }
@@ -286,6 +288,4 @@ extension StoreValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     public init(floatLiteral value: Double) { self = .double(value) }
     /// `true` is `.bool(true)`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// `nil` is `.null`.
-    public init(nilLiteral: ()) { self = .null }
 }

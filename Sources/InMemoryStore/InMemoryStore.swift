@@ -1,0 +1,215 @@
+import Foundation
+import StoreCore
+
+/// An incremental store whose tables live in memory: nothing is written, the data lives as long
+/// as the store is added. Registered as "InMemory"; works with `url == nil`.
+///
+/// ```swift
+/// let store = try coordinator.addPersistentStore(type: InMemoryStore.storeType)
+/// ```
+///
+/// Each entity has its own table of nodes in insertion order; primary keys are integers handed
+/// out per inheritance tree (like SQLite's `Z_PK`). To-one relationships are indexed by
+/// destination, so a to-many whose inverse is a to-one (`team.players`) is answered from the
+/// index of `player.team` instead of a scan, and is not stored twice. Ordered to-manys,
+/// many-to-manys and to-manys without an inverse are stored on the node.
+public final class InMemoryStore: IncrementalStore {
+    /// "InMemory".
+    public static let storeType = "InMemory"
+    /// Incremental; needs no URL; not persistent.
+    public static var capabilities: StoreCapabilities { [.incremental, .noURL, .readOnly] }
+
+    /// The coordinator's model.
+    public let model: ObjectModel
+    /// The configuration the store holds.
+    public let configurationName: String?
+    /// Ignored; the store has no file.
+    public let url: URL?
+    /// The options given when the store was added.
+    public let options: StoreOptions
+    /// Whether saves are refused.
+    public let isReadOnly: Bool
+    /// The store identifier (`NSStoreUUID`).
+    public let identifier: String
+    /// The metadata, kept in memory.
+    public var metadata: StoreMetadata
+
+    private var tables: [String: NodeTable] = [:]
+    private var lastPrimaryKey: [String: Int64] = [:]
+    /// entity → to-one relationship → destination → sources.
+    private var toOneIndex: [String: [String: [ObjectID: Set<ObjectID>]]] = [:]
+    /// entity → relationship names whose to-many is derived from the inverse's to-one index.
+    private let derivedToMany: [String: Set<String>]
+
+    /// Creates an empty store.
+    public init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws {
+        self.model = model
+        self.configurationName = configurationName
+        self.url = url
+        self.options = options
+        self.isReadOnly = Self.isReadOnly(options: options)
+        let identifier = UUID().uuidString
+        self.identifier = identifier
+        self.metadata = Self.standardMetadata(identifier: identifier, model: model)
+        var derived: [String: Set<String>] = [:]
+        for entity in model.entityNames {
+            for relationship in model.relationships(of: entity) where relationship.isToMany && !relationship.isOrdered {
+                if let inverse = model.inverse(of: relationship), !inverse.isToMany {
+                    derived[entity, default: []].insert(relationship.name)
+                }
+            }
+        }
+        self.derivedToMany = derived
+    }
+
+    /// Nothing to read.
+    public func loadMetadata() throws {}
+
+    /// There is no file to read metadata from: throws 134070.
+    public static func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
+        throw StoreError(.persistentStoreOperation, "An InMemory store has no file to read metadata from", fileURL: url)
+    }
+
+    /// There is no file to write metadata to: throws 134070.
+    public static func setMetadata(_ metadata: StoreMetadata, forStoreAt url: URL, options: StoreOptions) throws {
+        throw StoreError(.persistentStoreOperation, "An InMemory store has no file to write metadata to", fileURL: url)
+    }
+
+    // MARK: Requests
+
+    /// Answers fetches with the shared ``QueryEngine`` and applies saves all-or-nothing.
+    public func execute(_ request: StoreRequest) throws -> StoreResult {
+        switch request {
+        case .fetch(let fetch):
+            let entities = fetch.matchingEntityNames(in: model)
+            var nodes: [StoreNode] = []
+            for entity in entities {
+                tables[entity]?.forEach { nodes.append(complete($0)) }
+            }
+            return QueryEngine.execute(fetch, over: nodes)
+        case .save(let save):
+            return .saved(versions: try apply(save))
+        }
+    }
+
+    /// The node of an object, with every to-many filled; 133000 when it does not exist.
+    public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
+        guard let node = tables[objectID.entityName]?.node(for: objectID) else { throw missing(objectID) }
+        return complete(node)
+    }
+
+    /// The destinations of one relationship of one object.
+    public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
+        guard let node = tables[objectID.entityName]?.node(for: objectID) else { throw missing(objectID) }
+        if let id = node.toOne[relationshipName] { return [id] }
+        return toMany(relationshipName, of: node)
+    }
+
+    /// Integer reference objects, one counter per inheritance tree, in the order given.
+    public func obtainPermanentIDs(for objectIDs: [ObjectID]) throws -> [ObjectID] {
+        try objectIDs.map { id in
+            guard let root = model.rootEntityName(of: id.entityName) else {
+                throw StoreError(.coreData, "The model has no entity named \(id.entityName)", entityName: id.entityName)
+            }
+            let next = (lastPrimaryKey[root] ?? 0) + 1
+            lastPrimaryKey[root] = next
+            return newObjectID(for: id.entityName, referenceObject: .int(next))
+        }
+    }
+
+    // MARK: Internals
+
+    private func missing(_ objectID: ObjectID) -> StoreError {
+        StoreError(
+            .managedObjectReferentialIntegrity, "Object \(objectID) does not exist in the InMemory store \(identifier)",
+            objectIDs: [objectID], entityName: objectID.entityName)
+    }
+
+    /// Adds the derived to-manys to a stored node.
+    private func complete(_ node: StoreNode) -> StoreNode {
+        guard let derived = derivedToMany[node.entityName] else { return node }
+        var result = node
+        for name in derived { result.toMany[name] = toMany(name, of: node) }
+        return result
+    }
+
+    private func toMany(_ name: String, of node: StoreNode) -> [ObjectID] {
+        if let stored = node.toMany[name] { return stored }
+        guard derivedToMany[node.entityName]?.contains(name) == true,
+            let relationship = model.relationship(name, of: node.entityName),
+            let inverse = relationship.inverseName
+        else { return [] }
+        var sources: [ObjectID] = []
+        for entity in model.entityAndDescendants(relationship.destinationEntityName) {
+            if let found = toOneIndex[entity]?[inverse]?[node.objectID] { sources += found }
+        }
+        return sources.sorted { StoreValue.compare(.objectID($0), .objectID($1)) == .orderedAscending }
+    }
+
+    private func apply(_ save: SaveChangesRequest) throws -> [ObjectID: Int64] {
+        if isReadOnly && !save.isEmpty {
+            throw StoreError(.persistentStoreOperation, "The InMemory store \(identifier) is read-only")
+        }
+        // Check everything first, so a failing save changes nothing.
+        var conflicts: [ObjectID] = []
+        for node in save.updatedObjects + save.deletedObjects {
+            guard let current = tables[node.entityName]?.node(for: node.objectID), current.version == node.version else {
+                conflicts.append(node.objectID)
+                continue
+            }
+        }
+        if !conflicts.isEmpty {
+            throw StoreError(
+                .managedObjectMerge,
+                "Optimistic locking failure: \(conflicts.count) object(s) were changed or deleted since they were read",
+                objectIDs: conflicts)
+        }
+        for node in save.insertedObjects {
+            guard node.objectID.storeIdentifier == identifier, tables[node.entityName]?.contains(node.objectID) != true else {
+                throw StoreError(
+                    .persistentStoreSave, "Object \(node.objectID) cannot be inserted into the InMemory store \(identifier)",
+                    objectIDs: [node.objectID])
+            }
+        }
+
+        var versions: [ObjectID: Int64] = [:]
+        for node in save.deletedObjects {
+            if let removed = tables[node.entityName]?.remove(node.objectID) { unindex(removed) }
+        }
+        for var node in save.insertedObjects {
+            node.version = 1
+            store(&node)
+            tables[node.entityName, default: NodeTable()].upsert(node)
+            index(node)
+            versions[node.objectID] = 1
+        }
+        for var node in save.updatedObjects {
+            guard let current = tables[node.entityName]?.node(for: node.objectID) else { continue }
+            unindex(current)
+            for (key, value) in current.toMany where node.toMany[key] == nil { node.toMany[key] = value }
+            node.version = current.version + 1
+            store(&node)
+            tables[node.entityName]?.upsert(node)
+            index(node)
+            versions[node.objectID] = node.version
+        }
+        return versions
+    }
+
+    /// Drops derived to-manys before a node is stored (the index answers them).
+    private func store(_ node: inout StoreNode) {
+        for name in derivedToMany[node.entityName] ?? [] { node.toMany[name] = nil }
+    }
+
+    private func index(_ node: StoreNode) {
+        for (name, destination) in node.toOne {
+            toOneIndex[node.entityName, default: [:]][name, default: [:]][destination, default: []].insert(node.objectID)
+        }
+    }
+
+    private func unindex(_ node: StoreNode) {
+        for (name, destination) in node.toOne {
+            toOneIndex[node.entityName]?[name]?[destination]?.remove(node.objectID)
+        }
+    }
+}

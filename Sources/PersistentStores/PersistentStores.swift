@@ -1,0 +1,15 @@
+@_exported import InMemoryStore
+@_exported import StoreCore
+
+/// The umbrella module: re-exports StoreCore and the built-in stores, and registers the
+/// built-in store types.
+public enum PersistentStores {
+    /// The store types that are implemented and registered by ``registerBuiltInStoreTypes(in:)``.
+    public static let builtInStoreTypes: [any PersistentStore.Type] = [InMemoryStore.self]
+
+    /// Registers every built-in store type under its name ("InMemory", …) in `registry`.
+    /// Calling it again is harmless (it re-registers the same types).
+    public static func registerBuiltInStoreTypes(in registry: StoreRegistry = .shared) {
+        for type in builtInStoreTypes { registry.register(type) }
+    }
+}

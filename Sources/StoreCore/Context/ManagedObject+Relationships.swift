@@ -1,0 +1,177 @@
+import Foundation
+
+/// Relationship access with inverse maintenance: changing one side changes the other side at
+/// once (before save), exactly as Core Data does. Relationships without an inverse change only
+/// the side that was set.
+extension ManagedObject {
+    /// The destination of a to-one relationship; nil when nil, unknown or not a to-one.
+    public func object(forKey key: String) -> ManagedObject? {
+        willAccessValues()
+        return toOneValues[key]
+    }
+
+    /// The destinations of a to-many relationship, in order (the order matters for ordered
+    /// relationships); empty when empty, unknown, or the relationship could not be loaded.
+    public func objects(forKey key: String) -> [ManagedObject] {
+        (try? loadedList(key))?.objects ?? []
+    }
+
+    /// The destinations of a to-many relationship, loading it if needed; throws when the
+    /// relationship cannot be loaded.
+    public func loadObjects(forKey key: String) throws -> [ManagedObject] {
+        try loadedList(key).objects
+    }
+
+    /// Sets a to-one relationship (nil clears it) and updates the inverse.
+    public func setObject(_ destination: ManagedObject?, forKey key: String) throws {
+        let relationship = try requireRelationship(key, toMany: false)
+        if let destination { try checkDestination(destination, for: relationship) }
+        try fireFault()
+        let old = toOneValues[key]
+        if old === destination { return }
+        setPrimitiveToOne(destination, forKey: key)
+        guard let inverse = model?.inverse(of: relationship) else { return }
+        if let old { try old.primitiveRemove(self, from: inverse) }
+        guard let destination else { return }
+        if inverse.isToMany {
+            try destination.primitiveAdd(self, to: inverse.name)
+        } else {
+            try destination.fireFault()
+            if let previous = destination.toOneValues[inverse.name], previous !== self {
+                previous.setPrimitiveToOne(nil, forKey: key)
+            }
+            destination.setPrimitiveToOne(self, forKey: inverse.name)
+        }
+    }
+
+    /// Adds an object to a to-many relationship (at the end) and updates the inverse.
+    public func addObject(_ destination: ManagedObject, toKey key: String) throws {
+        let relationship = try requireRelationship(key, toMany: true)
+        try checkDestination(destination, for: relationship)
+        if try loadedList(key).contains(destination) { return }
+        try primitiveAdd(destination, to: key)
+        guard let inverse = model?.inverse(of: relationship) else { return }
+        if inverse.isToMany {
+            try destination.primitiveAdd(self, to: inverse.name)
+        } else {
+            try destination.fireFault()
+            if let previous = destination.toOneValues[inverse.name], previous !== self {
+                try previous.primitiveRemove(destination, from: relationship)
+            }
+            destination.setPrimitiveToOne(self, forKey: inverse.name)
+        }
+    }
+
+    /// Removes an object from a to-many relationship and updates the inverse.
+    public func removeObject(_ destination: ManagedObject, fromKey key: String) throws {
+        let relationship = try requireRelationship(key, toMany: true)
+        guard try loadedList(key).contains(destination) else { return }
+        try primitiveRemove(destination, from: relationship)
+        guard let inverse = model?.inverse(of: relationship) else { return }
+        try destination.primitiveRemove(self, from: inverse)
+    }
+
+    /// Replaces the destinations of a to-many relationship (in this order) and updates inverses.
+    public func setObjects(_ destinations: [ManagedObject], forKey key: String) throws {
+        let relationship = try requireRelationship(key, toMany: true)
+        for destination in destinations { try checkDestination(destination, for: relationship) }
+        let wanted = ObjectList(destinations)
+        for current in try loadedList(key).objects where !wanted.contains(current) {
+            try removeObject(current, fromKey: key)
+        }
+        for destination in wanted.objects { try addObject(destination, toKey: key) }
+        if relationship.isOrdered, try loadedList(key).objects.map(ObjectIdentifier.init) != wanted.objects.map(ObjectIdentifier.init) {
+            toManyValues[key] = wanted
+            didChange(key)
+        }
+    }
+
+    // MARK: Primitives (one side only)
+
+    func setPrimitiveToOne(_ destination: ManagedObject?, forKey key: String) {
+        willAccessValues()
+        if toOneValues[key] === destination { return }
+        toOneValues[key] = destination
+        didChange(key)
+    }
+
+    func primitiveAdd(_ destination: ManagedObject, to key: String) throws {
+        var list = try loadedList(key)
+        guard list.append(destination) else { return }
+        toManyValues[key] = list
+        didChange(key)
+    }
+
+    /// Removes `destination` from this object's side of `relationship` (to-one or to-many).
+    /// When this object no longer exists in the store there is nothing to remove it from.
+    func primitiveRemove(_ destination: ManagedObject, from relationship: RelationshipDescription) throws {
+        do {
+            try fireFault()
+        } catch let error as StoreError where error.code == .managedObjectReferentialIntegrity {
+            return
+        }
+        if relationship.isToMany {
+            var list = try loadedList(relationship.name)
+            guard list.remove(destination) else { return }
+            toManyValues[relationship.name] = list
+            didChange(relationship.name)
+        } else {
+            try fireFault()
+            if toOneValues[relationship.name] === destination { setPrimitiveToOne(nil, forKey: relationship.name) }
+        }
+    }
+
+    /// The loaded list of a to-many relationship, loading it from the store when it is a fault.
+    func loadedList(_ key: String) throws -> ObjectList {
+        try fireFault()
+        if let list = toManyValues[key] { return list }
+        guard let context = managedObjectContext else { throw detached() }
+        guard let relationship = context.coordinator.model.relationship(key, of: entity.name), relationship.isToMany else {
+            throw unknownKey(key)
+        }
+        let list: ObjectList
+        if objectID.isTemporaryID {
+            list = ObjectList()
+        } else {
+            let ids = try context.coordinator.relatedObjectIDs(key, of: objectID)
+            list = ObjectList(ids.map { context.object(with: $0) })
+        }
+        toManyValues[key] = list
+        return list
+    }
+
+    /// The current destinations of any relationship (0 or 1 for a to-one).
+    func destinations(of relationship: RelationshipDescription) throws -> [ManagedObject] {
+        if relationship.isToMany { return try loadedList(relationship.name).objects }
+        try fireFault()
+        return toOneValues[relationship.name].map { [$0] } ?? []
+    }
+
+    private func requireRelationship(_ key: String, toMany: Bool) throws -> RelationshipDescription {
+        guard let model else { throw detached() }
+        guard let relationship = model.relationship(key, of: entity.name) else { throw unknownKey(key) }
+        guard relationship.isToMany == toMany else {
+            throw StoreError(
+                .managedObjectValidation,
+                "\(entity.name).\(key) is a \(relationship.isToMany ? "to-many" : "to-one") relationship; use \(relationship.isToMany ? "setObjects/addObject/removeObject" : "setObject")",
+                objectIDs: [objectID], entityName: entity.name, propertyName: key)
+        }
+        return relationship
+    }
+
+    private func checkDestination(_ destination: ManagedObject, for relationship: RelationshipDescription) throws {
+        guard let model else { throw detached() }
+        guard destination.managedObjectContext === managedObjectContext else {
+            throw StoreError(
+                .managedObjectExternalRelationship,
+                "\(entity.name).\(relationship.name) cannot point at \(destination.entity.name) \(destination.objectID), which belongs to another context",
+                objectIDs: [objectID, destination.objectID], entityName: entity.name, propertyName: relationship.name)
+        }
+        guard model.isEntity(destination.entity.name, kindOf: relationship.destinationEntityName) else {
+            throw StoreError(
+                .managedObjectValidation,
+                "\(entity.name).\(relationship.name) expects a \(relationship.destinationEntityName), not a \(destination.entity.name)",
+                objectIDs: [objectID, destination.objectID], entityName: entity.name, propertyName: relationship.name)
+        }
+    }
+}

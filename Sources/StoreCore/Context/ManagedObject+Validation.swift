@@ -1,0 +1,131 @@
+import Foundation
+
+/// Validation at save. The context collects every failure of every inserted and updated object
+/// and throws them at once: one error as itself, several as 1560 listing each in
+/// ``StoreError/underlyingErrors``. Each error names the object, the property and the value.
+///
+/// Subclasses add their own rules by overriding ``validateValue(_:forKey:)`` (per property) and
+/// ``validateForInsert()`` / ``validateForUpdate()`` / ``validateForDelete()`` (per object);
+/// throw a ``StoreError`` (or any error, reported as 1550) to reject.
+extension ManagedObject {
+    /// The model's rules for every property, then the subclass hooks; returns every failure.
+    func validationErrors(for operation: ValidationOperation) -> [StoreError] {
+        guard let model else { return [] }
+        var errors: [StoreError] = []
+        if operation != .delete {
+            for attribute in model.attributes(of: entity.name) where !attribute.isTransient {
+                errors += validate(attribute)
+                collect(&errors) { try validateValue(attributeValues[attribute.name] ?? .null, forKey: attribute.name) }
+            }
+            for relationship in model.relationships(of: entity.name) where !relationship.isTransient {
+                errors += validate(relationship)
+                if !relationship.isToMany {
+                    collect(&errors) { try validateValue(value(forKey: relationship.name), forKey: relationship.name) }
+                }
+            }
+        }
+        switch operation {
+        case .insert: collect(&errors) { try validateForInsert() }
+        case .update: collect(&errors) { try validateForUpdate() }
+        case .delete: collect(&errors) { try validateForDelete() }
+        }
+        return errors
+    }
+
+    enum ValidationOperation { case insert, update, delete }
+
+    private func collect(_ errors: inout [StoreError], _ body: () throws -> Void) {
+        do {
+            try body()
+        } catch let error as StoreError {
+            errors.append(error)
+        } catch {
+            errors.append(failure(.managedObjectValidation, nil, "\(entity.name) \(objectID) failed validation: \(error)"))
+        }
+    }
+
+    private func failure(_ code: StoreError.Code, _ property: String?, _ message: String) -> StoreError {
+        StoreError(code, message, objectIDs: [objectID], entityName: entity.name, propertyName: property)
+    }
+
+    private func validate(_ attribute: AttributeDescription) -> [StoreError] {
+        let name = "\(entity.name).\(attribute.name)"
+        let value = attributeValues[attribute.name] ?? .null
+        if value.isNull {
+            return attribute.isOptional
+                ? [] : [failure(.validationMissingMandatoryProperty, attribute.name, "\(name) is a required value (object \(objectID))")]
+        }
+        var errors: [StoreError] = []
+        let isDate = attribute.type == .date
+        if let max = attribute.maxValue, StoreValue.compare(value, max) == .orderedDescending {
+            errors.append(
+                failure(
+                    isDate ? .validationDateTooLate : .validationNumberTooLarge, attribute.name,
+                    "\(name) value \(value) is \(isDate ? "later" : "larger") than the maximum \(max) (object \(objectID))"))
+        }
+        if let min = attribute.minValue, StoreValue.compare(value, min) == .orderedAscending {
+            errors.append(
+                failure(
+                    isDate ? .validationDateTooSoon : .validationNumberTooSmall, attribute.name,
+                    "\(name) value \(value) is \(isDate ? "earlier" : "smaller") than the minimum \(min) (object \(objectID))"))
+        }
+        if case .string(let text) = value {
+            if let maxLength = attribute.maxLength, text.count > maxLength {
+                errors.append(
+                    failure(
+                        .validationStringTooLong, attribute.name,
+                        "\(name) value \(value) is longer than \(maxLength) characters (object \(objectID))"))
+            }
+            if let minLength = attribute.minLength, text.count < minLength {
+                errors.append(
+                    failure(
+                        .validationStringTooShort, attribute.name,
+                        "\(name) value \(value) is shorter than \(minLength) characters (object \(objectID))"))
+            }
+            if let pattern = attribute.regularExpression, !Self.matchesWhole(text, pattern: pattern) {
+                errors.append(
+                    failure(
+                        .validationStringPatternMatching, attribute.name,
+                        "\(name) value \(value) does not match the pattern \(pattern) (object \(objectID))"))
+            }
+        }
+        return errors
+    }
+
+    private func validate(_ relationship: RelationshipDescription) -> [StoreError] {
+        let name = "\(entity.name).\(relationship.name)"
+        if !relationship.isToMany {
+            guard !relationship.isOptional, toOneValues[relationship.name] == nil else { return [] }
+            return [failure(.validationMissingMandatoryProperty, relationship.name, "\(name) is a required value (object \(objectID))")]
+        }
+        // An unloaded to-many of an updated object did not change, so it is still valid.
+        guard isInserted || toManyValues[relationship.name] != nil else { return [] }
+        let count = toManyValues[relationship.name]?.objects.filter { !$0.isDeleted }.count ?? 0
+        if count == 0 {
+            return relationship.isOptional
+                ? [] : [failure(.validationMissingMandatoryProperty, relationship.name, "\(name) is a required value (object \(objectID))")]
+        }
+        if relationship.minCount > 0, count < relationship.minCount {
+            return [
+                failure(
+                    .validationRelationshipLacksMinimumCount, relationship.name,
+                    "\(name) has \(count) objects, fewer than the minimum \(relationship.minCount) (object \(objectID))")
+            ]
+        }
+        if relationship.maxCount > 0, count > relationship.maxCount {
+            return [
+                failure(
+                    .validationRelationshipExceedsMaximumCount, relationship.name,
+                    "\(name) has \(count) objects, more than the maximum \(relationship.maxCount) (object \(objectID))")
+            ]
+        }
+        return []
+    }
+
+    /// Whole-string match of an ICU-style pattern; an invalid pattern never matches.
+    static func matchesWhole(_ text: String, pattern: String) -> Bool {
+        guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$", options: []) else { return false }
+        let range = NSRange(text.startIndex..<text.endIndex, in: text)
+        return expression.firstMatch(in: text, options: [], range: range) != nil
+    }
+}

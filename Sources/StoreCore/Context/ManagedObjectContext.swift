@@ -1,0 +1,605 @@
+import Foundation
+
+/// A scratch pad of managed objects: insert, fetch, change and delete them, then ``save()``.
+///
+/// ```swift
+/// let context = ManagedObjectContext(coordinator: coordinator)
+/// let team = try context.insert(entityName: "Team")
+/// try team.setValue("Crew", forKey: "name")
+/// try context.save()
+/// let teams = try context.fetch(FetchRequest(entityName: "Team"))
+/// ```
+///
+/// A context and its objects belong to one isolation domain (a thread, a task, an actor) and are
+/// not `Sendable`. Work elsewhere uses its own context on the same coordinator; object IDs cross
+/// over, and a ``ContextDidSave`` from one context brings another up to date through
+/// ``mergeChanges(from:)``. Within a context each object ID has exactly one object (uniquing).
+///
+/// Deletes propagate along the delete rules when pending changes are processed (at fetch and
+/// save, or by calling ``processPendingChanges()``): nullify removes the deleted object from the
+/// inverse side, cascade deletes the destinations (transitively, cycle-safe), deny refuses the
+/// save (1600) while destinations remain, no action does nothing (the destinations keep a
+/// dangling reference; a save that would store one fails with 133000).
+///
+/// A save validates every inserted and updated object and reports all failures at once (see
+/// ``ManagedObject``'s validation hooks), then resolves optimistic-locking conflicts by
+/// ``mergePolicy``.
+public final class ManagedObjectContext {
+    /// The coordinator the context reads from and saves to.
+    public let coordinator: PersistentStoreCoordinator
+    /// How a save resolves conflicts with changes saved elsewhere (default: ``MergePolicy/error``).
+    public var mergePolicy: MergePolicy = .error
+
+    private var registered: [ObjectID: ManagedObject] = [:]
+    private var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    private var updated: [ObjectIdentifier: ManagedObject] = [:]
+    private var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    /// Deleted objects whose delete rules have not been applied yet.
+    private var unpropagatedDeletes: [ManagedObject] = []
+    private var assignments: [ObjectID: String] = [:]
+    private var nextRegistrationOrder = 0
+    /// Changes since the last objects-did-change event.
+    private var unannounced = ContextDidSave()
+    private var observers: [Int: (ContextEvent) -> Void] = [:]
+    private var nextObserver = 0
+    /// Errors of non-throwing typed setters, thrown by the next save.
+    var deferredErrors: [StoreError] = []
+
+    /// Creates a context on a coordinator.
+    public init(coordinator: PersistentStoreCoordinator) {
+        self.coordinator = coordinator
+    }
+
+    deinit {
+        // Objects reference each other strongly through relationships; break the cycles.
+        for object in registered.values {
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+    }
+
+    // MARK: State
+
+    /// Objects inserted and not saved yet.
+    public var insertedObjects: Set<ManagedObject> { Set(inserted.values) }
+    /// Objects with unsaved changes to their values.
+    public var updatedObjects: Set<ManagedObject> { Set(updated.values.filter(\.isUpdated)) }
+    /// Objects deleted and not saved yet.
+    public var deletedObjects: Set<ManagedObject> { Set(deleted.values) }
+    /// Every object registered in the context.
+    public var registeredObjects: Set<ManagedObject> { Set(registered.values) }
+
+    /// Whether there are unsaved inserts, updates or deletes.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !deleted.isEmpty || updated.values.contains { $0.isUpdated }
+    }
+
+    // MARK: Observers
+
+    /// Calls `handler` for each ``ContextEvent`` of this context, in this context's isolation.
+    @discardableResult
+    public func addObserver(_ handler: @escaping (ContextEvent) -> Void) -> ObserverToken {
+        let id = nextObserver
+        nextObserver += 1
+        observers[id] = handler
+        return ObserverToken(id: id)
+    }
+
+    /// Removes an observer.
+    public func removeObserver(_ token: ObserverToken) { observers[token.id] = nil }
+
+    private func post(_ event: ContextEvent) {
+        for id in observers.keys.sorted() { observers[id]?(event) }
+    }
+
+    // MARK: Objects by ID
+
+    /// The registered object for an ID, if any.
+    public func registeredObject(for objectID: ObjectID) -> ManagedObject? { registered[objectID] }
+
+    /// The object for an ID: the registered one, or a new fault (which is not checked against the
+    /// store until its values are needed; ``ManagedObject/fireFault()`` then throws 133000 if it
+    /// does not exist).
+    public func object(with objectID: ObjectID) -> ManagedObject {
+        if let object = registered[objectID] { return object }
+        let object = makeObject(entityName: objectID.entityName, objectID: objectID)
+        register(object)
+        return object
+    }
+
+    /// The object for an ID, with its values loaded; throws 133000 when it does not exist (or is
+    /// deleted in this context).
+    public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        if let object = registered[objectID] {
+            if object.isDeleted { throw PersistentStoreCoordinator.missing(objectID) }
+            if !object.isFault { return object }
+        }
+        if objectID.isTemporaryID { throw PersistentStoreCoordinator.missing(objectID) }
+        let node = try coordinator.node(for: objectID)
+        return materialize(node)
+    }
+
+    // MARK: Insert and delete
+
+    /// Inserts a new object of an entity, with the model's default values set.
+    /// Throws 134060 for an unknown entity, 1550 for an abstract one.
+    @discardableResult
+    public func insert(entityName: String) throws -> ManagedObject {
+        guard let entity = coordinator.model.entity(named: entityName) else {
+            throw StoreError(.coreData, "The model has no entity named \(entityName)", entityName: entityName)
+        }
+        guard !entity.isAbstract else {
+            throw StoreError(
+                .managedObjectValidation, "\(entityName) is abstract; insert one of its sub-entities",
+                entityName: entityName)
+        }
+        let object = makeObject(entityName: entityName, objectID: .temporary(entityName: entityName))
+        for attribute in coordinator.model.attributes(of: entityName) {
+            if let value = attribute.defaultValue, let coerced = attribute.type.coerce(value), !coerced.isNull {
+                object.attributeValues[attribute.name] = coerced
+            }
+        }
+        object.isFault = false
+        object.isInserted = true
+        register(object)
+        inserted[ObjectIdentifier(object)] = object
+        unannounced.insertedObjectIDs.insert(object.objectID)
+        object.awakeFromInsert()
+        return object
+    }
+
+    /// Inserts a new object of a registered subclass (its ``ManagedObject/entityName``).
+    public func insert<T: ManagedObject>(_ type: T.Type) throws -> T {
+        coordinator.register(type)
+        let object = try insert(entityName: type.entityName)
+        guard let typed = object as? T else {
+            throw StoreError(.coreData, "\(type) is not the class registered for \(type.entityName)", entityName: type.entityName)
+        }
+        return typed
+    }
+
+    /// Marks an object deleted. Its delete rules apply when pending changes are processed; the
+    /// store forgets it at the next save. Deleting an unsaved insert simply drops it at save.
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.isDeleted else { return }
+        object.isDeleted = true
+        deleted[ObjectIdentifier(object)] = object
+        unpropagatedDeletes.append(object)
+        unannounced.deletedObjectIDs.insert(object.objectID)
+    }
+
+    /// Sends an inserted object to a particular store at save (instead of the first store whose
+    /// configuration holds its entity).
+    public func assign(_ object: ManagedObject, to store: StoreHandle) {
+        guard object.objectID.isTemporaryID else { return }
+        assignments[object.objectID] = store.identifier
+    }
+
+    /// Applies the delete rules of pending deletes (nullify, cascade), transitively and
+    /// cycle-safe, then posts ``ContextEvent/objectsDidChange(_:)`` when anything changed.
+    public func processPendingChanges() throws {
+        while !unpropagatedDeletes.isEmpty {
+            let object = unpropagatedDeletes.removeFirst()
+            for relationship in coordinator.model.relationships(of: object.entity.name) {
+                switch relationship.deleteRule {
+                case .cascade:
+                    for destination in try object.destinations(of: relationship) where !destination.isDeleted {
+                        delete(destination)
+                    }
+                    try nullifyInverse(of: relationship, from: object)
+                case .nullify:
+                    try nullifyInverse(of: relationship, from: object)
+                case .deny, .noAction:
+                    break
+                }
+            }
+        }
+        announceChanges()
+    }
+
+    private func announceChanges() {
+        let changes = unannounced
+        unannounced = ContextDidSave()
+        if !changes.insertedObjectIDs.isEmpty || !changes.updatedObjectIDs.isEmpty || !changes.deletedObjectIDs.isEmpty {
+            post(.objectsDidChange(changes))
+        }
+    }
+
+    private func nullifyInverse(of relationship: RelationshipDescription, from object: ManagedObject) throws {
+        guard let inverse = coordinator.model.inverse(of: relationship) else { return }
+        for destination in try object.destinations(of: relationship) where !destination.isDeleted {
+            try destination.primitiveRemove(object, from: inverse)
+        }
+    }
+
+    // MARK: Fetch
+
+    /// The objects a request matches. With ``FetchRequest/includesPendingChanges`` (the default)
+    /// unsaved inserts of the entity are included (after the stored objects, in insertion
+    /// order) and unsaved deletes left out.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        var storeRequest = request
+        storeRequest.resultType = .managedObjects
+        let pending = try pendingChangesApply(to: request)
+        if pending {
+            storeRequest.fetchOffset = 0
+            storeRequest.fetchLimit = 0
+        }
+        guard case .nodes(let nodes) = try coordinator.execute(storeRequest) else { return [] }
+        var objects = nodes.map(materialize)
+        if pending {
+            objects = objects.filter { !$0.isDeleted } + pendingInserts(for: request)
+            objects = Array(QueryEngine.window(objects, offset: request.fetchOffset, limit: request.fetchLimit))
+        }
+        return objects
+    }
+
+    /// Every object of an entity (and its sub-entities).
+    public func fetch(entityName: String) throws -> [ManagedObject] {
+        try fetch(FetchRequest(entityName: entityName))
+    }
+
+    /// The objects of a registered subclass's entity that `request` matches (default: all).
+    public func fetch<T: ManagedObject>(_ type: T.Type, _ request: FetchRequest? = nil) throws -> [T] {
+        coordinator.register(type)
+        return try fetch(request ?? FetchRequest(entityName: type.entityName)).compactMap { $0 as? T }
+    }
+
+    /// The IDs of the objects a request matches (pending changes as in ``fetch(_:)``).
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        var storeRequest = request
+        storeRequest.resultType = .objectIDs
+        let pending = try pendingChangesApply(to: request)
+        if pending {
+            storeRequest.fetchOffset = 0
+            storeRequest.fetchLimit = 0
+        }
+        guard case .objectIDs(var ids) = try coordinator.execute(storeRequest) else { return [] }
+        if pending {
+            ids = ids.filter { registered[$0]?.isDeleted != true } + pendingInserts(for: request).map(\.objectID)
+            ids = Array(QueryEngine.window(ids, offset: request.fetchOffset, limit: request.fetchLimit))
+        }
+        return ids
+    }
+
+    /// The number of objects ``fetch(_:)`` would return.
+    public func count(for request: FetchRequest) throws -> Int {
+        if try pendingChangesApply(to: request) { return try fetchObjectIDs(request).count }
+        var storeRequest = request
+        storeRequest.resultType = .count
+        guard case .count(let count) = try coordinator.execute(storeRequest) else { return 0 }
+        return count
+    }
+
+    private func pendingChangesApply(to request: FetchRequest) throws -> Bool {
+        guard request.includesPendingChanges else { return false }
+        try processPendingChanges()
+        let entities = Set(request.matchingEntityNames(in: coordinator.model))
+        return inserted.values.contains { entities.contains($0.entity.name) }
+            || deleted.values.contains { entities.contains($0.entity.name) }
+    }
+
+    private func pendingInserts(for request: FetchRequest) -> [ManagedObject] {
+        let entities = Set(request.matchingEntityNames(in: coordinator.model))
+        return inserted.values.filter { entities.contains($0.entity.name) && !$0.isDeleted }
+            .sorted { $0.registrationOrder < $1.registrationOrder }
+    }
+
+    // MARK: Save
+
+    /// Saves inserts, updates and deletes to the stores: posts will-save, applies delete rules,
+    /// checks deny rules (1600) and validation (every failure at once: one error, or 1560
+    /// listing each), assigns permanent IDs, resolves conflicts by ``mergePolicy``, and has each
+    /// store apply its part all-or-nothing; then posts did-save here and on the coordinator.
+    /// A save without changes does nothing. A failed save leaves every change pending.
+    public func save() throws {
+        try processPendingChanges()
+        guard hasChanges || !deferredErrors.isEmpty else { return }
+        post(.willSave)
+        try processPendingChanges()
+        try validateForSave()
+        try obtainPermanentIDs(for: Array(inserted.values))
+
+        let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+        var attempts = 0
+        var versions: [ObjectID: Int64] = [:]
+        while true {
+            let request = try saveRequest(inserting: insertedObjects)
+            do {
+                versions = try coordinator.save(request)
+                break
+            } catch let error as StoreError where error.code == .managedObjectMerge {
+                attempts += 1
+                guard mergePolicy != .error, attempts < 3 else { throw describeConflicts(error) }
+                try resolveConflicts(error.objectIDs)
+            }
+        }
+
+        let model = coordinator.model
+        let updatedObjects = updated.values.filter(\.isUpdated)
+        let saved = ContextDidSave(
+            insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
+            deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map(\.objectID)))
+        for object in insertedObjects + updatedObjects {
+            object.version = versions[object.objectID] ?? object.version
+            object.committed = object.snapshot(model: model)
+            object.changedKeys = []
+            object.isInserted = false
+        }
+        for object in deleted.values {
+            registered[object.objectID] = nil
+            object.isInserted = false
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        assignments = [:]
+        unannounced = ContextDidSave()
+        post(.didSave(saved))
+        coordinator.broadcast(saved)
+    }
+
+    private func validateForSave() throws {
+        var errors = deferredErrors
+        errors += try denyErrors()
+        for object in inserted.values.sorted(by: { $0.registrationOrder < $1.registrationOrder }) where !object.isDeleted {
+            errors += object.validationErrors(for: .insert)
+        }
+        for object in updated.values where object.isUpdated {
+            errors += object.validationErrors(for: .update)
+        }
+        for object in deleted.values where !object.isInserted {
+            errors += object.validationErrors(for: .delete)
+        }
+        deferredErrors = []
+        if errors.count == 1, let only = errors.first { throw only }
+        if !errors.isEmpty {
+            throw StoreError(
+                .validationMultipleErrors,
+                "Multiple validation errors occurred (\(errors.count)): " + errors.map(\.message).joined(separator: "; "),
+                objectIDs: errors.flatMap(\.objectIDs), underlyingErrors: errors)
+        }
+    }
+
+    private func saveRequest(inserting insertedObjects: [ManagedObject]) throws -> SaveChangesRequest {
+        let model = coordinator.model
+        let updatedObjects = updated.values.filter(\.isUpdated)
+        let deletedObjects = deleted.values.filter { !$0.objectID.isTemporaryID && !$0.isInserted }
+        var request = SaveChangesRequest()
+        request.insertedObjects = insertedObjects.map { object in
+            var node = object.snapshot(model: model)
+            node.version = 0
+            return node
+        }
+        request.updatedObjects = updatedObjects.map { $0.snapshot(model: model) }
+        request.deletedObjects = deletedObjects.map { StoreNode(objectID: $0.objectID, version: $0.version) }
+        for object in updatedObjects { request.changedKeys[object.objectID] = object.changedKeys }
+        for node in request.insertedObjects + request.updatedObjects {
+            let dangling = (Array(node.toOne.values) + node.toMany.values.flatMap { $0 }).filter(\.isTemporaryID)
+            if let first = dangling.first {
+                throw StoreError(
+                    .managedObjectReferentialIntegrity,
+                    "\(node.entityName) \(node.objectID) points at \(first.entityName) \(first), which was deleted before it was ever saved",
+                    objectIDs: [node.objectID, first], entityName: node.entityName)
+            }
+        }
+        return request
+    }
+
+    /// Gives inserted objects permanent IDs now (keeping the order given); objects that already
+    /// have one are left as they are.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        let temporary = objects.filter { $0.objectID.isTemporaryID && !$0.isDeleted }
+        guard !temporary.isEmpty else { return }
+        let permanent = try coordinator.obtainPermanentIDs(
+            for: temporary.map(\.objectID), assignments: assignments)
+        for (object, id) in zip(temporary, permanent) {
+            registered[object.objectID] = nil
+            assignments[object.objectID] = nil
+            object.objectID = id
+            registered[id] = object
+        }
+    }
+
+    private func denyErrors() throws -> [StoreError] {
+        var errors: [StoreError] = []
+        for object in deleted.values {
+            for relationship in coordinator.model.relationships(of: object.entity.name) where relationship.deleteRule == .deny {
+                let remaining = try object.destinations(of: relationship).filter { !$0.isDeleted }
+                guard let first = remaining.first else { continue }
+                errors.append(
+                    StoreError(
+                        .validationRelationshipDeniedDelete,
+                        "Deleting \(object.entity.name) \(object.objectID) is denied by \(object.entity.name).\(relationship.name), which still holds \(first.entity.name) \(first.objectID)",
+                        objectIDs: [object.objectID], entityName: object.entity.name, propertyName: relationship.name))
+            }
+        }
+        return errors
+    }
+
+    // MARK: Conflicts
+
+    /// A 133020 error whose message lists each conflicting object with the version this context
+    /// read and what the store holds now.
+    private func describeConflicts(_ error: StoreError) -> StoreError {
+        let details = error.objectIDs.map { id -> String in
+            let read = registered[id]?.version ?? 0
+            if let current = try? coordinator.node(for: id, refreshingCache: true) {
+                return "\(id.entityName) \(id) (read at version \(read), the store has version \(current.version))"
+            }
+            return "\(id.entityName) \(id) (read at version \(read), deleted from the store)"
+        }
+        return StoreError(
+            .managedObjectMerge, "Optimistic locking failure for \(details.count) object(s): " + details.joined(separator: "; "),
+            objectIDs: error.objectIDs)
+    }
+
+    private func resolveConflicts(_ objectIDs: [ObjectID]) throws {
+        for id in objectIDs {
+            guard let object = registered[id] else { continue }
+            guard let current = try? coordinator.node(for: id, refreshingCache: true) else {
+                // Deleted from the store: the delete wins under every policy.
+                forget(object)
+                continue
+            }
+            if object.isDeleted {
+                switch mergePolicy {
+                case .overwrite, .mergeByPropertyObjectTrump, .error:
+                    object.version = current.version
+                case .rollback, .mergeByPropertyStoreTrump:
+                    deleted[ObjectIdentifier(object)] = nil
+                    object.isDeleted = false
+                    object.fill(from: current, in: self)
+                    object.changedKeys = []
+                }
+                continue
+            }
+            switch mergePolicy {
+            case .overwrite, .error:
+                object.version = current.version
+            case .rollback:
+                object.fill(from: current, in: self)
+                object.changedKeys = []
+                updated[ObjectIdentifier(object)] = nil
+            case .mergeByPropertyObjectTrump:
+                object.merge(current, keeping: object.changedKeys, in: self)
+            case .mergeByPropertyStoreTrump:
+                let storeChanged = object.keysChanged(in: current)
+                object.merge(current, keeping: object.changedKeys.subtracting(storeChanged), in: self)
+            }
+        }
+    }
+
+    /// Removes an object from the context as if it never was (deleted elsewhere).
+    private func forget(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        inserted[key] = nil
+        updated[key] = nil
+        deleted[key] = nil
+        registered[object.objectID] = nil
+        for other in registered.values { other.primitiveForget(object) }
+        object.turnIntoFault()
+        object.managedObjectContext = nil
+    }
+
+    // MARK: Refresh, merge, rollback, reset
+
+    /// Brings an object up to date with the store. Without `mergeChanges` its unsaved changes
+    /// are discarded and it becomes a fault; with it, the latest store values are loaded and
+    /// the object's unsaved changes re-applied over them. An object whose row is gone becomes a
+    /// fault (firing it then throws 133000).
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        guard mergeChanges else {
+            updated[ObjectIdentifier(object)] = nil
+            object.turnIntoFault()
+            return
+        }
+        guard let current = try? coordinator.node(for: object.objectID, refreshingCache: true) else {
+            object.turnIntoFault()
+            return
+        }
+        object.merge(current, keeping: object.changedKeys, in: self)
+    }
+
+    /// Brings registered objects up to date with another context's save: deleted objects leave
+    /// this context (and the relationships that held them), updated objects are refreshed with
+    /// their unsaved changes kept. Posts objects-did-change.
+    public func mergeChanges(from save: ContextDidSave) {
+        for id in save.deletedObjectIDs {
+            if let object = registered[id] { forget(object) }
+        }
+        for id in save.updatedObjectIDs {
+            guard let object = registered[id], !object.isFault else { continue }
+            refresh(object, mergeChanges: true)
+        }
+        var changes = save
+        changes.insertedObjectIDs = changes.insertedObjectIDs.filter { registered[$0] != nil }
+        post(.objectsDidChange(changes))
+    }
+
+    /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
+    /// changed and deleted ones take their last saved values again.
+    public func rollback() {
+        for object in inserted.values {
+            registered[object.objectID] = nil
+            object.isInserted = false
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
+            object.isDeleted = false
+            if let committed = object.committed {
+                object.fill(from: committed, in: self)
+            } else {
+                object.turnIntoFault()
+            }
+            object.changedKeys = []
+        }
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        unpropagatedDeletes = []
+        assignments = [:]
+        deferredErrors = []
+        unannounced = ContextDidSave()
+    }
+
+    /// Forgets every registered object and every unsaved change; objects already handed out
+    /// become detached faults.
+    public func reset() {
+        for object in registered.values {
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        registered = [:]
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        unpropagatedDeletes = []
+        assignments = [:]
+        deferredErrors = []
+        unannounced = ContextDidSave()
+    }
+
+    // MARK: Internals used by ManagedObject
+
+    func objectDidChange(_ object: ManagedObject) {
+        guard !object.isInserted else { return }
+        updated[ObjectIdentifier(object)] = object
+        unannounced.updatedObjectIDs.insert(object.objectID)
+    }
+
+    func fulfillFault(_ object: ManagedObject) throws {
+        let node = try coordinator.node(for: object.objectID)
+        object.fill(from: node, in: self)
+    }
+
+    /// The registered object for a node (filled if it was a fault), or a new one.
+    func materialize(_ node: StoreNode) -> ManagedObject {
+        if let object = registered[node.objectID] {
+            if object.isFault { object.fill(from: node, in: self) }
+            return object
+        }
+        let object = makeObject(entityName: node.entityName, objectID: node.objectID)
+        register(object)
+        object.fill(from: node, in: self)
+        return object
+    }
+
+    private func makeObject(entityName: String, objectID: ObjectID) -> ManagedObject {
+        // Object IDs of this context come from the coordinator's model, so the entity exists; a
+        // foreign ID with an unknown entity gets an empty description and stays an unfillable fault.
+        let entity = coordinator.model.entity(named: entityName) ?? EntityDescription(entityName)
+        return coordinator.objectClass(forEntityName: entityName).init(entity: entity, objectID: objectID)
+    }
+
+    private func register(_ object: ManagedObject) {
+        object.managedObjectContext = self
+        object.registrationOrder = nextRegistrationOrder
+        nextRegistrationOrder += 1
+        registered[object.objectID] = object
+    }
+}

@@ -1,0 +1,15 @@
+/// How often a coordinator called into its stores: lets tests and tools check that work is
+/// done once (a to-many fault asks the store once; prefetching needs one fetch per key path).
+public struct CoordinatorStatistics: Sendable, Hashable {
+    /// Fetch requests sent to stores (one per store asked).
+    public var fetches = 0
+    /// Object values loaded from a store to fill a fault (`newValues(forObjectWith:)`).
+    public var nodeLoads = 0
+    /// Relationships loaded from a store to fill a to-many fault (`newValue(forRelationship:…)`).
+    public var relationshipLoads = 0
+    /// Saves sent to stores (one per store written).
+    public var saves = 0
+
+    /// All zero.
+    public init() {}
+}

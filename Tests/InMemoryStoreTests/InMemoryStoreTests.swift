@@ -1,0 +1,98 @@
+import Foundation
+import InMemoryStore
+import StoreCore
+import Testing
+
+@Suite struct InMemoryStoreTests {
+    static func stack() throws -> (PersistentStoreCoordinator, StoreHandle) {
+        let registry = StoreRegistry()
+        registry.register(InMemoryStore.self)
+        let model = try ObjectModel {
+            Entity("Team") {
+                Attribute("name", .string)
+                Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .cascade)
+            }
+            Entity("Player") {
+                Attribute("name", .string)
+                Relationship("team", to: "Team", inverse: "players")
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        return (coordinator, try coordinator.addPersistentStore(type: "InMemory"))
+    }
+
+    @Test func toManyIsAnsweredFromTheToOneIndex() throws {
+        let (coordinator, _) = try Self.stack()
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let team = try context.insert(entityName: "Team")
+        for i in 0..<3 {
+            let player = try context.insert(entityName: "Player")
+            try player.setValue("p\(i)", forKey: "name")
+            try player.setObject(team, forKey: "team")
+        }
+        try context.save()
+        let ids = try coordinator.relatedObjectIDs("players", of: team.objectID)
+        #expect(ids.count == 3)
+        let other = ManagedObjectContext(coordinator: coordinator)
+        let loadedTeam = try other.existingObject(with: team.objectID)
+        #expect(Set(loadedTeam.objects(forKey: "players").compactMap { $0.value(forKey: "name", as: String.self) }) == ["p0", "p1", "p2"])
+    }
+
+    @Test func reParentingUpdatesTheIndex() throws {
+        let (coordinator, _) = try Self.stack()
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let a = try context.insert(entityName: "Team")
+        let b = try context.insert(entityName: "Team")
+        let player = try context.insert(entityName: "Player")
+        try player.setObject(a, forKey: "team")
+        try context.save()
+        try player.setObject(b, forKey: "team")
+        try context.save()
+        let fresh = ManagedObjectContext(coordinator: coordinator)
+        #expect(try fresh.existingObject(with: a.objectID).objects(forKey: "players").isEmpty)
+        #expect(try fresh.existingObject(with: b.objectID).objects(forKey: "players").count == 1)
+    }
+
+    @Test func conflictingSavesFailWith133020() throws {
+        let (coordinator, _) = try Self.stack()
+        let first = ManagedObjectContext(coordinator: coordinator)
+        let team = try first.insert(entityName: "Team")
+        try first.save()
+        let second = ManagedObjectContext(coordinator: coordinator)
+        let copy = try second.existingObject(with: team.objectID)
+        try team.setValue("one", forKey: "name")
+        try first.save()
+        try copy.setValue("two", forKey: "name")
+        let error = #expect(throws: StoreError.self) { try second.save() }
+        #expect(error?.code == .managedObjectMerge)
+        #expect(error?.objectIDs == [team.objectID])
+    }
+
+    @Test func readOnlyStoreRefusesSaves() throws {
+        let registry = StoreRegistry()
+        registry.register(InMemoryStore.self)
+        let coordinator = PersistentStoreCoordinator(model: try ObjectModel { Entity("Note") }, registry: registry)
+        try coordinator.addPersistentStore(type: "InMemory", options: [StoreOptionKey.readOnly: true])
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try context.insert(entityName: "Note")
+        let error = #expect(throws: StoreError.self) { try context.save() }
+        #expect(error?.code == .persistentStoreOperation)
+    }
+
+    @Test func primaryKeysArePerInheritanceTree() throws {
+        let registry = StoreRegistry()
+        registry.register(InMemoryStore.self)
+        let model = try ObjectModel {
+            Entity("Shape", abstract: true)
+            Entity("Circle", parent: "Shape")
+            Entity("Square", parent: "Shape")
+        }
+        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        try coordinator.addPersistentStore(type: "InMemory")
+        let ids = try coordinator.obtainPermanentIDs(for: [
+            .temporary(entityName: "Circle"), .temporary(entityName: "Square"), .temporary(entityName: "Circle"),
+        ])
+        #expect(ids.map(\.referenceObject) == [.int(1), .int(2), .int(3)])
+        #expect(ids.map(\.entityName) == ["Circle", "Square", "Circle"])
+    }
+}

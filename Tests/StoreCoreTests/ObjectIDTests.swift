@@ -1,0 +1,39 @@
+import Foundation
+import StoreCore
+import Testing
+
+@Suite struct ObjectIDTests {
+    @Test(arguments: [
+        ReferenceObject.int(42), .int(-1), .string("3BBC1923-0EA7-485C-9516-3B993D30DOCE"), .string("a/b c%?#é"),
+        .uuid(UUID()),
+    ])
+    func permanentURIRoundTrip(_ reference: ReferenceObject) throws {
+        let id = ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: reference)
+        #expect(!id.isTemporaryID)
+        #expect(ObjectID(uriRepresentation: id.uriRepresentation) == id)
+        let decoded = try JSONDecoder().decode(ObjectID.self, from: JSONEncoder().encode(id))
+        #expect(decoded == id)
+    }
+
+    @Test func intReferencesUseCoreDataForm() {
+        let id = ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: .int(7))
+        #expect(id.uriRepresentation.absoluteString == "x-coredata://45AD66DE-CC52-4B2B-931C-6ACA69BB5507/Team/p7")
+    }
+
+    @Test func temporaryURIRoundTrip() {
+        let id = ObjectID.temporary(entityName: "Player")
+        #expect(id.isTemporaryID)
+        #expect(id.uriRepresentation.absoluteString.hasPrefix("x-coredata:///Player/t"))
+        #expect(ObjectID(uriRepresentation: id.uriRepresentation) == id)
+        #expect(ObjectID.temporary(entityName: "Player") != id)
+    }
+
+    @Test(arguments: [
+        "https://example.com/Team/p1", "x-coredata://S/Team", "x-coredata://S/Team/q1", "x-coredata://S//p1",
+        "x-coredata:///Team/p1", "x-coredata:///Team/tnot-a-uuid", "x-coredata://S/Team/pabc",
+    ])
+    func malformedURIsAreRejected(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(ObjectID(uriRepresentation: url) == nil)
+    }
+}
