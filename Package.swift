@@ -46,11 +46,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
-        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore"]),
+        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore", "AtomicBinaryStore"]),
+        // The parent side of the crash tests, shared by the atomic stores' test targets.
+        .target(name: "CrashTestSupport", path: "Tests/CrashTestSupport"),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
-        .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "crash-saver"]),
+        .testTarget(
+            name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "CrashTestSupport", "crash-saver"]),
+        .testTarget(
+            name: "AtomicBinaryStoreTests",
+            dependencies: ["AtomicBinaryStore", "StoreCore", "CrashTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],

@@ -1,3 +1,4 @@
+@_exported import AtomicBinaryStore
 @_exported import InMemoryStore
 @_exported import StoreCore
 
@@ -5,7 +6,7 @@
 /// built-in store types.
 public enum PersistentStores {
     /// The store types that are implemented and registered by ``registerBuiltInStoreTypes(in:)``.
-    public static let builtInStoreTypes: [any PersistentStore.Type] = [InMemoryStore.self]
+    public static let builtInStoreTypes: [any PersistentStore.Type] = [InMemoryStore.self, AtomicBinaryStore.self]
 
     /// Registers every built-in store type under its name ("InMemory", …) in `registry`.
     /// Calling it again is harmless (it re-registers the same types).

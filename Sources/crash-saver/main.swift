@@ -11,11 +11,12 @@
 //
 // The store types are those registered below; an atomic store type adds itself to `storeTypes`.
 
+import AtomicBinaryStore
 import Foundation
 import PipeCSVStore
 import StoreCore
 
-let storeTypes: [any PersistentStore.Type] = [PipeCSVStore.self]
+let storeTypes: [any PersistentStore.Type] = [PipeCSVStore.self, AtomicBinaryStore.self]
 
 /// The metadata key holding the generation saved last.
 let generationKey = "CrashTestGeneration"

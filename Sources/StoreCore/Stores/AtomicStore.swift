@@ -64,8 +64,12 @@ import Foundation
 /// fail with 134010 (``StoreError/Code/persistentStoreTypeMismatch``) without being modified.
 /// ``save()`` should write through ``AtomicFileWriter`` so a crash never leaves a partial file.
 ///
-/// Relationships of cache nodes always point at nodes of this store. When an object is deleted,
-/// the framework removes it from the inverse relationships of the nodes it was related to; a
+/// Relationships of cache nodes always point at nodes of this store, with one exception. When an
+/// object is deleted, the framework removes it from the inverse relationships of the nodes it
+/// was related to — unless the deleted object's relationship has the No Action delete rule: then
+/// the nodes on the other side keep pointing at the deleted object (Core Data's No Action: the
+/// caller owns the integrity), and ``save()`` must cope with a destination that is not in the
+/// cache (``cacheNode(for:)`` is nil), e.g. by writing nil for it; a
 /// save that would leave any other reference to a missing object (a relationship without an
 /// inverse pointing at a deleted object, or at an object of another store) fails with 133000
 /// (``StoreError/Code/managedObjectReferentialIntegrity``) before ``save()`` is called, so a
@@ -330,10 +334,12 @@ open class AtomicStore: PersistentStore {
     }
 
     /// Takes deleted nodes out of the inverse relationships of the nodes they were related to,
-    /// so no remaining node points at them (whatever the context sent for those nodes).
+    /// so no remaining node points at them (whatever the context sent for those nodes) — except
+    /// through a relationship whose delete rule is No Action: there the destinations keep their
+    /// dangling reference until the caller fixes it (behaviour #24).
     private func removeFromInverses(_ removed: [AtomicStoreCacheNode]) {
         for deleted in removed {
-            for relationship in model.relationships(of: deleted.entityName) {
+            for relationship in model.relationships(of: deleted.entityName) where relationship.deleteRule != .noAction {
                 guard let inverse = model.inverse(of: relationship) else { continue }
                 let destinations =
                     relationship.isToMany
