@@ -87,7 +87,7 @@ public final class AtomicBinaryStore: AtomicStore {
         let decoder = BinaryDataDecoder(model: model, configurationName: configurationName, storeIdentifier: identifier)
         let before = cacheNodeCount
         let summary = try file.withData { bytes throws(BinaryReadFailure) in
-            let summary = try decoder.decode(bytes) { addCacheNode($0) }
+            let summary = try decoder.decode(bytes, reserve: { reserveCacheCapacity($1, ofEntity: $0) }) { addCacheNode($0) }
             if cacheNodeCount - before != summary.nodeCount {
                 // Two directory entries with the same entity and reference object: one node replaced the other.
                 let duplicate = decoder.firstDuplicate(in: bytes)
@@ -118,12 +118,7 @@ public final class AtomicBinaryStore: AtomicStore {
         var written = metadata
         for (key, value) in Self.standardMetadata(identifier: identifier, model: model) { written[key] = value }
         written[MetadataKey.formatVersion] = .int(Int64(Self.formatVersion))
-        var blocks: [BinaryDataEncoder.Block] = []
-        for entityName in model.entityNames {
-            let nodes = cacheNodes(ofEntity: entityName)
-            if !nodes.isEmpty { blocks.append(BinaryDataEncoder.Block(entityName: entityName, nodes: nodes)) }
-        }
-        let data = try BinaryDataEncoder(model: model, url: url).encode(nextReference: nextReference, blocks: blocks)
+        let data = try BinaryDataEncoder(model: model, url: url).encode(nextReference: nextReference, store: self)
         try BinaryFile.write(
             metadata: BinaryMetadataCodec.encode(written), data: data.bytes, compressionLevel: compressionLevel, to: url)
         // The file is in place: from here on nothing may fail the save.

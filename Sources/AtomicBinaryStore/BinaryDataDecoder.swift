@@ -42,9 +42,11 @@ struct BinaryDataDecoder {
         var positions: [Int] = []
     }
 
-    /// Reads the section, handing each node to `add` as soon as it is complete.
+    /// Reads the section, handing each node to `add` as soon as it is complete; `reserve` hears
+    /// each entity's node count (from the directory, already read) before its nodes arrive.
     func decode(
-        _ bytes: UnsafeBufferPointer<UInt8>, add: (AtomicStoreCacheNode) -> Void
+        _ bytes: UnsafeBufferPointer<UInt8>, reserve: (String, Int) -> Void = { _, _ in },
+        add: (AtomicStoreCacheNode) -> Void
     ) throws(BinaryReadFailure) -> Summary {
         var reader = BinaryReader(bytes)
         let directory = try readDirectory(&reader, keepingPositions: false)
@@ -53,52 +55,8 @@ struct BinaryDataDecoder {
         // Records.
         for block in blocks {
             let columns = try readColumns(of: block, blocks: blocks, strings: strings, &reader)
-            let attributeCount = columns.reduce(0) { count, column in
-                if case .attribute = column.kind { return count + 1 } else { return count }
-            }
-            let storedToMany = Set(columns.filter { $0.kind == .toMany }.map(\.name))
-            let missingToMany = model.relationships(of: block.entityName)
-                .filter { $0.isToMany && !$0.isTransient && !storedToMany.contains($0.name) }.map(\.name)
-            let toManyCount = storedToMany.count + missingToMany.count
-            for nodeIndex in block.nodes {
-                let version = Int64(bitPattern: try reader.varint("the version of \(block.entityName) node \(nodeIndex)"))
-                var attributes = [String: StoreValue](minimumCapacity: attributeCount)
-                var toOne: [String: ObjectID] = [:]
-                var toMany = [String: [ObjectID]](minimumCapacity: toManyCount)
-                for column in columns {
-                    switch column.kind {
-                    case .attribute(let type):
-                        if let value = try Self.readValue(&reader, as: type, column.name, block.entityName, nodeIndex) {
-                            attributes[column.name] = value
-                        }
-                    case .toOne:
-                        let start = reader.position
-                        switch try reader.tag("relationship \(column.name) of \(block.entityName) node \(nodeIndex)") {
-                        case .null: break
-                        case .toOne:
-                            toOne[column.name] = ids[try destination(column, block, nodeIndex, ids.count, &reader)]
-                        case let tag: throw badTag(tag, at: start, column, block, nodeIndex, expected: "to-one or null", reader)
-                        }
-                    case .toMany:
-                        let start = reader.position
-                        let tag = try reader.tag("relationship \(column.name) of \(block.entityName) node \(nodeIndex)")
-                        guard tag == .toMany else {
-                            throw badTag(tag, at: start, column, block, nodeIndex, expected: "to-many", reader)
-                        }
-                        let count = try reader.count(
-                            "the number of destinations of \(column.name) of \(block.entityName) node \(nodeIndex)")
-                        var destinations: [ObjectID] = []
-                        destinations.reserveCapacity(count)  // bounded by the remaining bytes
-                        for _ in 0..<count {
-                            destinations.append(ids[try destination(column, block, nodeIndex, ids.count, &reader)])
-                        }
-                        toMany[column.name] = destinations
-                    }
-                }
-                for name in missingToMany { toMany[name] = [] }
-                add(AtomicStoreCacheNode(
-                    objectID: ids[nodeIndex], attributes: attributes, toOne: toOne, toMany: toMany, version: version))
-            }
+            reserve(block.entityName, block.nodes.count)
+            try readRecords(of: block, columns: columns, ids: ids, &reader, add: add)
         }
         guard reader.isAtEnd else {
             throw reader.failure("\(reader.remaining) unexpected byte(s) after the last record")
@@ -106,6 +64,108 @@ struct BinaryDataDecoder {
         let largestInt = directory.largestInt
         let next = max(Int64(directory.nextReference), largestInt == .max ? .max : largestInt + 1)
         return Summary(nextReference: next, nodeCount: ids.count)
+    }
+
+    /// What a column's values go into, and where.
+    private enum Slot {
+        /// Attribute value number `n` of the node.
+        case attribute(Int, AttributeType)
+        /// To-one value number `n`.
+        case toOne(Int)
+        /// To-many value number `n`.
+        case toMany(Int)
+    }
+
+    /// Reads the records of one block and hands each node to `add`.
+    private func readRecords(
+        of block: Block, columns: [BinaryColumn], ids: [ObjectID], _ reader: inout BinaryReader,
+        add: (AtomicStoreCacheNode) -> Void
+    ) throws(BinaryReadFailure) {
+        let entity = block.entityName
+        // Each column's slot in the node's three dictionaries, and the node ranges a
+        // relationship column may point into, flattened so the loop copies no array.
+        var slots: [Slot] = []
+        var attributeNames: [String] = []
+        var toOneNames: [String] = []
+        var toManyNames: [String] = []
+        var allowed: [Range<Int>] = []
+        var allowedBounds: [Range<Int>] = []
+        for column in columns {
+            switch column.kind {
+            case .attribute(let type):
+                slots.append(.attribute(attributeNames.count, type))
+                attributeNames.append(column.name)
+            case .toOne:
+                slots.append(.toOne(toOneNames.count))
+                toOneNames.append(column.name)
+            case .toMany:
+                slots.append(.toMany(toManyNames.count))
+                toManyNames.append(column.name)
+            }
+            allowedBounds.append(allowed.count..<(allowed.count + column.destinations.count))
+            allowed += column.destinations
+        }
+        // To-manys of the model that the file does not list are empty.
+        let storedToManyCount = toManyNames.count
+        for relationship in model.relationships(of: entity)
+        where relationship.isToMany && !relationship.isTransient && !toManyNames.contains(relationship.name) {
+            toManyNames.append(relationship.name)
+        }
+        let placeholderID = ObjectID(storeIdentifier: storeIdentifier, entityName: entity, reference: .int(0))
+        var attributeBuilder = DictionaryBuilder<StoreValue>(keys: attributeNames, placeholder: .null)
+        var toOneBuilder = DictionaryBuilder<ObjectID>(keys: toOneNames, placeholder: placeholderID)
+        var toManyBuilder = DictionaryBuilder<[ObjectID]>(keys: toManyNames, placeholder: [])
+        var attributes = [StoreValue?](repeating: nil, count: attributeNames.count)
+        var toOne = [ObjectID?](repeating: nil, count: toOneNames.count)
+        var toMany = [[ObjectID]?](repeating: nil, count: toManyNames.count)
+
+        /// A relationship value's node index, checked against the column's destination entity.
+        func destination(_ column: Int, _ nodeIndex: Int, _ reader: inout BinaryReader) throws(BinaryReadFailure) -> Int {
+            let start = reader.position
+            let index = try reader.index(below: ids.count, "relationship \(columns[column].name) of \(entity) node \(nodeIndex)")
+            for range in allowed[allowedBounds[column]] where range.contains(index) { return index }
+            let name = columns[column].name
+            let destination = model.relationship(name, of: entity)?.destinationEntityName ?? "?"
+            throw BinaryReadFailure(
+                position: start,
+                reason: "bad index \(index) in relationship \(name) of \(entity) node \(nodeIndex): that node is not a \(destination)",
+                entity: entity, property: name)
+        }
+
+        for nodeIndex in block.nodes {
+            let version = Int64(bitPattern: try reader.varint("the version of \(entity) node \(nodeIndex)"))
+            for column in slots.indices {
+                switch slots[column] {
+                case .attribute(let slot, let type):
+                    attributes[slot] = try Self.readValue(&reader, as: type, attributeNames[slot], entity, nodeIndex)
+                case .toOne(let slot):
+                    let start = reader.position
+                    switch try reader.tag("relationship \(toOneNames[slot]) of \(entity) node \(nodeIndex)") {
+                    case .null: break
+                    case .toOne: toOne[slot] = ids[try destination(column, nodeIndex, &reader)]
+                    case let tag:
+                        throw badTag(tag, at: start, columns[column], block, nodeIndex, expected: "to-one or null", reader)
+                    }
+                case .toMany(let slot):
+                    let start = reader.position
+                    let tag = try reader.tag("relationship \(toManyNames[slot]) of \(entity) node \(nodeIndex)")
+                    guard tag == .toMany else {
+                        throw badTag(tag, at: start, columns[column], block, nodeIndex, expected: "to-many", reader)
+                    }
+                    let count = try reader.count("the number of destinations of \(toManyNames[slot]) of \(entity) node \(nodeIndex)")
+                    var destinations: [ObjectID] = []
+                    destinations.reserveCapacity(count)  // bounded by the remaining bytes
+                    for _ in 0..<count {
+                        destinations.append(ids[try destination(column, nodeIndex, &reader)])
+                    }
+                    toMany[slot] = destinations
+                }
+            }
+            for slot in storedToManyCount..<toMany.count { toMany[slot] = [] }
+            add(AtomicStoreCacheNode(
+                objectID: ids[nodeIndex], attributes: attributeBuilder.make(&attributes), toOne: toOneBuilder.make(&toOne),
+                toMany: toManyBuilder.make(&toMany), version: version))
+        }
     }
 
     /// The first node whose entity and reference object an earlier node already has, with the
@@ -155,19 +215,19 @@ struct BinaryDataDecoder {
             }
             let first = directory.ids.count
             for local in 0..<count {
-                let what = "the reference object of \(entityName) node \(first + local)"
+                func what() -> String { "the reference object of \(entityName) node \(first + local)" }
                 let start = reader.position
                 let reference: ReferenceObject
-                switch try reader.tag(what) {
+                switch try reader.tag(what()) {
                 case .int:
-                    let value = try reader.signedVarint(what)
+                    let value = try reader.signedVarint(what())
                     directory.largestInt = max(directory.largestInt, value)
                     reference = .int(value)
-                case .string: reference = .string(try reader.string(what))
-                case .uuid: reference = .uuid(try reader.uuid(what))
+                case .string: reference = .string(try reader.string(what()))
+                case .uuid: reference = .uuid(try reader.uuid(what()))
                 case let tag:
                     throw reader.failure(
-                        "bad tag 0x\(String(tag.rawValue, radix: 16)) (\(tag.name)) for \(what): a reference object is an int, a string or a uuid",
+                        "bad tag 0x\(String(tag.rawValue, radix: 16)) (\(tag.name)) for \(what()): a reference object is an int, a string or a uuid",
                         at: start)
                 }
                 directory.ids.append(ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, reference: reference))
@@ -235,23 +295,6 @@ struct BinaryDataDecoder {
             columns.append(column)
         }
         return columns
-    }
-
-    /// A node index for a relationship value, checked against the relationship's destination.
-    @inline(__always)
-    private func destination(
-        _ column: BinaryColumn, _ block: Block, _ nodeIndex: Int, _ nodeCount: Int, _ reader: inout BinaryReader
-    ) throws(BinaryReadFailure) -> Int {
-        let start = reader.position
-        let index = try reader.index(below: nodeCount, "relationship \(column.name) of \(block.entityName) node \(nodeIndex)")
-        guard column.accepts(index) else {
-            let destination = model.relationship(column.name, of: block.entityName)?.destinationEntityName ?? "?"
-            throw BinaryReadFailure(
-                position: start,
-                reason: "bad index \(index) in relationship \(column.name) of \(block.entityName) node \(nodeIndex): that node is not a \(destination)",
-                entity: block.entityName, property: column.name)
-        }
-        return index
     }
 
     private func badTag(

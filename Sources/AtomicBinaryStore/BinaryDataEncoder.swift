@@ -7,39 +7,71 @@ import StoreCore
 /// names and one record per node: version and one tagged value per column, relationships as
 /// node indexes into the directory.
 ///
-/// Everything goes into one ``BinaryWriter`` sized for the whole section up front. A value
-/// that its attribute type cannot hold fails the save (134030) naming the object and property,
-/// so the store never writes a file it could not read back. A relationship destination that is
-/// not in the store (a dangling reference a No Action delete rule left, behaviour #24) is
-/// written as nil: the file only ever points at its own nodes.
+/// Everything goes into one ``BinaryWriter`` sized for the whole section up front; the nodes
+/// are visited in place (no copy of the cache). A value that its attribute type cannot hold
+/// fails the save (134030) naming the object and property, so the store never writes a file it
+/// could not read back. A relationship destination that is not in the store (a dangling
+/// reference a No Action delete rule left, behaviour #24) is written as nil: the file only
+/// ever points at its own nodes.
 struct BinaryDataEncoder {
     let model: ObjectModel
     let url: URL?
 
-    /// One entity's nodes, in directory order.
+    /// One entity's nodes: its name and how many there are.
     struct Block {
         let entityName: String
-        let nodes: [AtomicStoreCacheNode]
+        let count: Int
     }
 
-    /// The node index of each reference object of one entity block.
+    /// The node index of each reference object of one entity block. Integer references that
+    /// are dense (what the store mints) are looked up in an array, the rest in dictionaries.
     private struct ReferenceIndex {
+        var firstInt: Int64 = 0
+        var dense: [Int32] = []
         var ints: [Int64: Int] = [:]
         var strings: [String: Int] = [:]
         var uuids: [UUID: Int] = [:]
 
+        /// Builds the integer part from the block's integer references in node order.
+        mutating func index(ints references: [(reference: Int64, index: Int)]) {
+            guard let low = references.lazy.map(\.reference).min(), let high = references.lazy.map(\.reference).max() else {
+                return
+            }
+            let (span, overflow) = high.subtractingReportingOverflow(low)
+            if !overflow, span < Int64(2 * references.count + 1024), references.last.map({ $0.index < Int(Int32.max) }) ?? true {
+                firstInt = low
+                dense = [Int32](repeating: -1, count: Int(span) + 1)
+                for (reference, index) in references { dense[Int(reference - low)] = Int32(index) }  // low <= reference <= high
+            } else {
+                ints.reserveCapacity(references.count)
+                for (reference, index) in references { ints[reference] = index }
+            }
+        }
+
+        @inline(__always)
         func index(of reference: ReferenceObject) -> Int? {
             switch reference {
-            case .int(let v): return ints[v]
+            case .int(let v):
+                if !dense.isEmpty {
+                    let (offset, overflow) = v.subtractingReportingOverflow(firstInt)
+                    guard !overflow, offset >= 0, offset < Int64(dense.count) else { return nil }
+                    let index = dense[Int(offset)]
+                    return index < 0 ? nil : Int(index)
+                }
+                return ints[v]
             case .string(let v): return strings[v]
             case .uuid(let v): return uuids[v]
             }
         }
     }
 
-    /// The data section (not yet compressed) for `blocks`.
-    func encode(nextReference: Int64, blocks: [Block]) throws -> BinaryWriter {
-        let nodeCount = blocks.reduce(0) { $0 + $1.nodes.count }
+    /// The data section (not yet compressed) for the nodes of `store`, entity by entity.
+    func encode(nextReference: Int64, store: AtomicStore) throws -> BinaryWriter {
+        let blocks = model.entityNames.compactMap { name -> Block? in
+            let count = store.cacheNodeCount(ofEntity: name)
+            return count == 0 ? nil : Block(entityName: name, count: count)
+        }
+        let nodeCount = blocks.reduce(0) { $0 + $1.count }
         let writer = BinaryWriter(capacity: 4096 + nodeCount * 64)
         writer.varint(UInt64(bitPattern: max(nextReference, 1)))
 
@@ -65,33 +97,38 @@ struct BinaryDataEncoder {
         var next = 0
         for (position, block) in blocks.enumerated() {
             writer.varint(entityStrings[position])
-            writer.varint(block.nodes.count)
+            writer.varint(block.count)
             var index = ReferenceIndex()
-            for node in block.nodes {
-                guard let reference = node.objectID.referenceObject else {
-                    throw failure(node, nil, "it has a temporary object ID")
-                }
-                switch reference {
-                case .int(let v):
+            var ints: [(reference: Int64, index: Int)] = []
+            ints.reserveCapacity(block.count)
+            var temporary: AtomicStoreCacheNode?
+            store.forEachCacheNode(ofEntity: block.entityName) { node in
+                switch node.objectID.kind {
+                case .temporary:
+                    temporary = temporary ?? node
+                case .permanent(_, .int(let v)):
                     writer.tag(.int)
                     writer.signedVarint(v)
-                    index.ints[v] = next
-                case .string(let v):
+                    ints.append((v, next))
+                case .permanent(_, .string(let v)):
                     writer.tag(.string)
                     writer.string(v)
                     index.strings[v] = next
-                case .uuid(let v):
+                case .permanent(_, .uuid(let v)):
                     writer.tag(.uuid)
                     writer.uuid(v)
                     index.uuids[v] = next
                 }
                 next += 1
             }
+            if let temporary { throw failure(temporary, nil, "it has a temporary object ID") }
+            index.index(ints: ints)
             indexes.append(index)
             blockOfEntity[block.entityName] = position
         }
 
         // Records, block by block.
+        var failure: StoreError?
         for (position, block) in blocks.enumerated() {
             let plan = plans[position]
             writer.varint(plan.count)
@@ -99,6 +136,10 @@ struct BinaryDataEncoder {
                 writer.varint(name)
                 writer.byte(column.kind.byte)
             }
+            // Attribute values of the current node in column order, filled by walking the
+            // node's dictionary once (names are matched by comparison, cheaper than hashing).
+            let names = plan.map(\.name)
+            var values = [StoreValue?](repeating: nil, count: plan.count)
             // The destination block of the last relationship value looked up, for the common
             // case of many values pointing into the same entity.
             var lastEntity = ""
@@ -110,31 +151,38 @@ struct BinaryDataEncoder {
                     lastEntity = destination.entityName
                     lastBlock = blockOfEntity[destination.entityName] ?? -1
                 }
-                guard lastBlock >= 0, let reference = destination.referenceObject else { return nil }
+                guard lastBlock >= 0, case .permanent(_, let reference) = destination.kind else { return nil }
                 return indexes[lastBlock].index(of: reference)
             }
-            for node in block.nodes {
+            store.forEachCacheNode(ofEntity: block.entityName) { node in
+                guard failure == nil else { return }
                 writer.varint(UInt64(bitPattern: node.version))
-                for column in plan {
-                    switch column.kind {
+                for (key, value) in node.attributes {
+                    var column = 0
+                    while column < names.count && names[column] != key { column += 1 }
+                    if column < names.count { values[column] = value }
+                }
+                for column in plan.indices {
+                    switch plan[column].kind {
                     case .attribute(let type):
-                        guard let value = node.attributes[column.name] else {
+                        guard let value = values[column] else {
                             writer.tag(.null)
                             continue
                         }
+                        values[column] = nil
                         if !Self.write(value, as: type, to: writer) {
-                            throw failure(
-                                node, column.name, "a \(value.typeName) value (\(value)) is not a valid \(type.rawValue)")
+                            failure = failure ?? self.failure(
+                                node, names[column], "a \(value.typeName) value (\(value)) is not a valid \(type.rawValue)")
                         }
                     case .toOne:
-                        if let destination = node.toOne[column.name], let index = nodeIndex(of: destination) {
+                        if let destination = node.toOne[names[column]], let index = nodeIndex(of: destination) {
                             writer.tag(.toOne)
                             writer.varint(index)
                         } else {
                             writer.tag(.null)
                         }
                     case .toMany:
-                        let destinations = node.toMany[column.name] ?? []
+                        let destinations = node.toMany[names[column]] ?? []
                         writer.tag(.toMany)
                         let countPosition = writer.count
                         writer.varint(destinations.count)
@@ -155,6 +203,7 @@ struct BinaryDataEncoder {
                     }
                 }
             }
+            if let failure { throw failure }
         }
         return writer
     }

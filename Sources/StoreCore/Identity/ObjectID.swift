@@ -90,6 +90,17 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The URI as text.
     public var description: String { uriRepresentation.absoluteString }
 
+    /// Hashes the entity and the reference object (or temporary UUID) but not the store
+    /// identifier: IDs in one table nearly always share their store, so hashing its 36
+    /// characters would only cost time (equality still compares it).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entityName)
+        switch kind {
+        case .permanent(_, let reference): hasher.combine(reference)
+        case .temporary(let uuid): hasher.combine(uuid)
+        }
+    }
+
     /// Encodes as the URI string.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
