@@ -46,7 +46,7 @@ struct BinaryDataDecoder {
     /// each entity's node count (from the directory, already read) before its nodes arrive.
     func decode(
         _ bytes: UnsafeBufferPointer<UInt8>, reserve: (String, Int) -> Void = { _, _ in },
-        add: (AtomicStoreCacheNode) -> Void
+        add: (consuming AtomicStoreCacheNode) -> Void
     ) throws(BinaryReadFailure) -> Summary {
         var reader = BinaryReader(bytes)
         let directory = try readDirectory(&reader, keepingPositions: false)
@@ -79,7 +79,7 @@ struct BinaryDataDecoder {
     /// Reads the records of one block and hands each node to `add`.
     private func readRecords(
         of block: Block, columns: [BinaryColumn], ids: [ObjectID], _ reader: inout BinaryReader,
-        add: (AtomicStoreCacheNode) -> Void
+        add: (consuming AtomicStoreCacheNode) -> Void
     ) throws(BinaryReadFailure) {
         let entity = block.entityName
         // Each column's slot in the node's three dictionaries, and the node ranges a
@@ -111,7 +111,8 @@ struct BinaryDataDecoder {
         where relationship.isToMany && !relationship.isTransient && !toManyNames.contains(relationship.name) {
             toManyNames.append(relationship.name)
         }
-        let placeholderID = ObjectID(storeIdentifier: storeIdentifier, entityName: entity, reference: .int(0))
+        // Empty strings: copying the placeholder into a new dictionary retains nothing.
+        let placeholderID = ObjectID(storeIdentifier: "", entityName: "", reference: .int(0))
         var attributeBuilder = DictionaryBuilder<StoreValue>(keys: attributeNames, placeholder: .null)
         var toOneBuilder = DictionaryBuilder<ObjectID>(keys: toOneNames, placeholder: placeholderID)
         var toManyBuilder = DictionaryBuilder<[ObjectID]>(keys: toManyNames, placeholder: [])

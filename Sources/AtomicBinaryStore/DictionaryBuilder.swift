@@ -32,8 +32,7 @@ struct DictionaryBuilder<Value> {
         guard keys.count <= 64 else {
             var dictionary = [String: Value](minimumCapacity: keys.count)
             for position in keys.indices {
-                if let value = values[position] { dictionary[keys[position]] = value }
-                values[position] = nil
+                if let value = values[position].take() { dictionary[keys[position]] = value }
             }
             return dictionary
         }
@@ -47,8 +46,7 @@ struct DictionaryBuilder<Value> {
         while rest != 0 {
             let position = rest.trailingZeroBitCount
             // indexes has one entry per set bit of mask, in bit order; the bit says values[position] is set.
-            if let value = values[position] { dictionary.values[template.indexes[present]] = value }
-            values[position] = nil
+            if let value = values[position].take() { dictionary.values[template.indexes[present]] = value }
             present += 1
             rest &= rest - 1
         }

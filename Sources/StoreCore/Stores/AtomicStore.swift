@@ -203,7 +203,7 @@ open class AtomicStore: PersistentStore {
     }
 
     /// Adds one node to the cache (during ``load()``), replacing a node with the same ID.
-    public func addCacheNode(_ node: AtomicStoreCacheNode) {
+    public func addCacheNode(_ node: consuming AtomicStoreCacheNode) {
         if let added = node.objectID.storeIdentifier, added != addedNodesIdentifier {
             if addedNodesIdentifier != nil { addedNodesHaveSeveralIdentifiers = true }
             addedNodesIdentifier = added
@@ -329,6 +329,7 @@ open class AtomicStore: PersistentStore {
     /// a node of this store.
     private func applyChanges(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(request.insertedObjects.count + request.updatedObjects.count)
         for snapshot in request.insertedObjects {
             var node = newCacheNode(for: snapshot)
             node.version = 1
@@ -352,9 +353,11 @@ open class AtomicStore: PersistentStore {
         willRemoveCacheNodes(removed)
         for node in removed { tables[node.entityName]?.remove(node.objectID) }
         removeFromInverses(removed)
-        for node in request.insertedObjects + request.updatedObjects {
-            guard let current = cacheNode(for: node.objectID) else { continue }
-            try checkReferences(of: current)
+        for changed in [request.insertedObjects, request.updatedObjects] {
+            for node in changed {
+                guard let current = cacheNode(for: node.objectID) else { continue }
+                try checkReferences(of: current)
+            }
         }
         try checkReferencesWithoutInverse(to: removed)
         return versions
@@ -398,7 +401,7 @@ open class AtomicStore: PersistentStore {
     }
 
     private func checkReference(from node: AtomicStoreCacheNode, relationship: String, to destination: ObjectID) throws {
-        guard cacheNode(for: destination) == nil else { return }
+        guard tables[destination.entityName]?.contains(destination) != true else { return }
         let source = "\(node.entityName) \(node.objectID.referenceObject?.description ?? "\(node.objectID)")"
         if let store = destination.storeIdentifier, store != identifier {
             throw StoreError(

@@ -43,7 +43,7 @@ public struct NodeTable: Sendable {
 
     /// Inserts a node, or replaces the node with the same ID in place. Hashes the reference
     /// object once when the node is new (the common case of loading and inserting).
-    public mutating func upsert(_ node: StoreNode) {
+    public mutating func upsert(_ node: consuming StoreNode) {
         guard case .permanent(_, let reference) = node.objectID.kind else {
             upsertOther(node)
             return
@@ -64,7 +64,7 @@ public struct NodeTable: Sendable {
         }
     }
 
-    private mutating func upsertOther(_ node: StoreNode) {
+    private mutating func upsertOther(_ node: consuming StoreNode) {
         if let position = otherPositions.updateValue(slots.count, forKey: node.objectID) {
             otherPositions[node.objectID] = position
             slots[position] = node
