@@ -43,11 +43,4 @@ struct BinaryColumn {
         }
         return columns
     }
-
-    /// Whether node `index` lies in one of ``destinations``.
-    @inline(__always)
-    func accepts(_ index: Int) -> Bool {
-        for range in destinations where range.contains(index) { return true }
-        return false
-    }
 }

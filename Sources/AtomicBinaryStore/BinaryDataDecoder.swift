@@ -116,9 +116,6 @@ struct BinaryDataDecoder {
         var attributeBuilder = DictionaryBuilder<StoreValue>(keys: attributeNames, placeholder: .null)
         var toOneBuilder = DictionaryBuilder<ObjectID>(keys: toOneNames, placeholder: placeholderID)
         var toManyBuilder = DictionaryBuilder<[ObjectID]>(keys: toManyNames, placeholder: [])
-        var attributes = [StoreValue?](repeating: nil, count: attributeNames.count)
-        var toOne = [ObjectID?](repeating: nil, count: toOneNames.count)
-        var toMany = [[ObjectID]?](repeating: nil, count: toManyNames.count)
 
         /// A relationship value's node index, checked against the column's destination entity.
         func destination(_ column: Int, _ nodeIndex: Int, _ reader: inout BinaryReader) throws(BinaryReadFailure) -> Int {
@@ -138,12 +135,14 @@ struct BinaryDataDecoder {
             for column in slots.indices {
                 switch slots[column] {
                 case .attribute(let slot, let type):
-                    attributes[slot] = try Self.readValue(&reader, as: type, attributeNames[slot], entity, nodeIndex)
+                    let value = try Self.readValue(&reader, as: type, attributeNames[slot], entity, nodeIndex)
+                    if case .null = value { continue }
+                    attributeBuilder.set(value, at: slot)
                 case .toOne(let slot):
                     let start = reader.position
                     switch try reader.tag("relationship \(toOneNames[slot]) of \(entity) node \(nodeIndex)") {
                     case .null: break
-                    case .toOne: toOne[slot] = ids[try destination(column, nodeIndex, &reader)]
+                    case .toOne: toOneBuilder.set(ids[try destination(column, nodeIndex, &reader)], at: slot)
                     case let tag:
                         throw badTag(tag, at: start, columns[column], block, nodeIndex, expected: "to-one or null", reader)
                     }
@@ -159,13 +158,13 @@ struct BinaryDataDecoder {
                     for _ in 0..<count {
                         destinations.append(ids[try destination(column, nodeIndex, &reader)])
                     }
-                    toMany[slot] = destinations
+                    toManyBuilder.set(destinations, at: slot)
                 }
             }
-            for slot in storedToManyCount..<toMany.count { toMany[slot] = [] }
+            for slot in storedToManyCount..<toManyNames.count { toManyBuilder.set([], at: slot) }
             add(AtomicStoreCacheNode(
-                objectID: ids[nodeIndex], attributes: attributeBuilder.make(&attributes), toOne: toOneBuilder.make(&toOne),
-                toMany: toManyBuilder.make(&toMany), version: version))
+                objectID: ids[nodeIndex], attributes: attributeBuilder.make(), toOne: toOneBuilder.make(),
+                toMany: toManyBuilder.make(), version: version))
         }
     }
 
@@ -310,11 +309,11 @@ struct BinaryDataDecoder {
 
     // MARK: Values
 
-    /// A tagged attribute value of `type`; nil for the null tag.
+    /// A tagged attribute value of `type`; `.null` for the null tag.
     @inline(__always)
     static func readValue(
         _ reader: inout BinaryReader, as type: AttributeType, _ name: String, _ entity: String, _ nodeIndex: Int
-    ) throws(BinaryReadFailure) -> StoreValue? {
+    ) throws(BinaryReadFailure) -> StoreValue {
         let start = reader.position
         let tag = try reader.tag("attribute \(name) of \(entity) node \(nodeIndex)")
         func mismatch(_ detail: String? = nil) -> BinaryReadFailure {
@@ -326,7 +325,7 @@ struct BinaryDataDecoder {
         }
         switch (type, tag) {
         case (_, .null):
-            return nil
+            return .null
         case (.integer16, .int), (.integer32, .int), (.integer64, .int):
             let value = try reader.signedVarint(name)
             switch type {

@@ -1,14 +1,23 @@
 /// Builds the many small `[String: Value]` dictionaries of loaded nodes (attributes, to-ones,
-/// to-manys) without hashing their keys each time: for each set of present keys (a bit mask
-/// over a fixed key list) it keeps a template dictionary and the index of each key in it, and a
-/// node's dictionary is a copy of the template with its values stored at those indexes. A copy
-/// keeps the template's layout, so the indexes stay valid; the keys are hashed once per
-/// template, not once per node. Key lists longer than 64 fall back to plain insertion.
+/// to-manys) without hashing their keys each time: for each set of present keys it keeps a
+/// template dictionary and the index of each key in it, and a node's dictionary is a copy of
+/// the template with its values stored at those indexes. A copy keeps the template's layout, so
+/// the indexes stay valid; the keys are hashed once per template, not once per node. Key lists
+/// longer than 64 (the width of the mask that names a set of keys) fall back to insertion.
+///
+/// Use: ``set(_:at:)`` the values a node has, then ``make()``, which also empties the builder
+/// for the next node.
 struct DictionaryBuilder<Value> {
-    /// The keys, in the order of the bits of a mask and of the values handed to ``make``.
+    /// The keys; a value's position is its key's position.
     let keys: [String]
-    /// The value templates hold before a node's values replace them.
+    /// What empty value slots hold.
     private let placeholder: Value
+    /// The values set since the last ``make()`` (placeholders elsewhere).
+    private var values: [Value]
+    /// Which positions are set (bit `i` = position `i`); for more than 64 keys see ``present``.
+    private var mask: UInt64 = 0
+    /// Which positions are set, when there are more than 64 keys.
+    private var present: [Bool]
     private var templates: [UInt64: Template] = [:]
     private var lastMask: UInt64?
     private var last: Template?
@@ -23,32 +32,51 @@ struct DictionaryBuilder<Value> {
     init(keys: [String], placeholder: Value) {
         self.keys = keys
         self.placeholder = placeholder
+        self.values = Array(repeating: placeholder, count: keys.count)
+        self.present = keys.count > 64 ? Array(repeating: false, count: keys.count) : []
     }
 
-    /// The dictionary holding each non-nil `values[i]` under `keys[i]`; every entry of
-    /// `values` is nil again afterwards (a buffer to reuse for the next node).
+    /// Sets the value of the key at `position` (a position of ``keys``).
     @inline(__always)
-    mutating func make(_ values: inout [Value?]) -> [String: Value] {
-        guard keys.count <= 64 else {
-            var dictionary = [String: Value](minimumCapacity: keys.count)
-            for position in keys.indices {
-                if let value = values[position].take() { dictionary[keys[position]] = value }
-            }
-            return dictionary
+    mutating func set(_ value: consuming Value, at position: Int) {
+        values[position] = value
+        if keys.count <= 64 {
+            mask |= 1 << UInt64(position)
+        } else {
+            present[position] = true
         }
-        var mask: UInt64 = 0
-        for position in keys.indices where values[position] != nil { mask |= 1 << UInt64(position) }
+    }
+
+    /// The dictionary of the values set since the last call; the builder is empty afterwards.
+    @inline(__always)
+    mutating func make() -> [String: Value] {
+        guard keys.count <= 64 else { return makeByInsertion() }
+        let mask = self.mask
         if mask == 0 { return [:] }
+        self.mask = 0
         let template = self.template(for: mask)
         var dictionary = template.dictionary
         var rest = mask
         var present = 0
         while rest != 0 {
             let position = rest.trailingZeroBitCount
-            // indexes has one entry per set bit of mask, in bit order; the bit says values[position] is set.
-            if let value = values[position].take() { dictionary.values[template.indexes[present]] = value }
+            var value = placeholder
+            swap(&value, &values[position])  // moves the value out, leaving the placeholder
+            // indexes has one entry per set bit of mask, in bit order.
+            dictionary.values[template.indexes[present]] = value
             present += 1
             rest &= rest - 1
+        }
+        return dictionary
+    }
+
+    private mutating func makeByInsertion() -> [String: Value] {
+        var dictionary = [String: Value](minimumCapacity: keys.count)
+        for position in keys.indices where present[position] {
+            var value = placeholder
+            swap(&value, &values[position])
+            dictionary[keys[position]] = value
+            present[position] = false
         }
         return dictionary
     }

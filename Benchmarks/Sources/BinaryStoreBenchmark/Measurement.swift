@@ -60,17 +60,6 @@ func peakResidentMiB() -> Double {
     #endif
 }
 
-/// The process's current resident set size in MiB (Linux: /proc/self/statm; elsewhere the peak).
-func residentMiB() -> Double {
-    if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
-        let fields = statm.split(separator: " ")
-        if fields.count > 1, let pages = Double(fields[1]) {
-            return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-        }
-    }
-    return peakResidentMiB()
-}
-
 /// A duration for the table: "123 ms", "1.23 s".
 func format(_ seconds: Double) -> String {
     if seconds.isNaN { return "–" }

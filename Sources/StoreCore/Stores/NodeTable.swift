@@ -42,34 +42,35 @@ public struct NodeTable: Sendable {
     public func contains(_ objectID: ObjectID) -> Bool { position(of: objectID) != nil }
 
     /// Inserts a node, or replaces the node with the same ID in place. Hashes the reference
-    /// object once when the node is new (the common case of loading and inserting).
+    /// object once when the node is new (the common case of loading and inserting), and moves
+    /// the node into the table without copying it.
     public mutating func upsert(_ node: consuming StoreNode) {
-        guard case .permanent(_, let reference) = node.objectID.kind else {
-            upsertOther(node)
+        guard let reference = node.objectID.referenceObject else {
+            upsertOther(consume node)
             return
         }
         if !otherPositions.isEmpty, let position = otherPositions[node.objectID] {
-            slots[position] = node
+            slots[position] = consume node
             return
         }
         if let position = positions.updateValue(slots.count, forKey: reference) {
             positions[reference] = position  // the reference object was taken: put it back
             if slots[position]?.objectID == node.objectID {
-                slots[position] = node
+                slots[position] = consume node
             } else {
-                upsertOther(node)
+                upsertOther(consume node)
             }
         } else {
-            slots.append(node)
+            slots.append(consume node)
         }
     }
 
     private mutating func upsertOther(_ node: consuming StoreNode) {
         if let position = otherPositions.updateValue(slots.count, forKey: node.objectID) {
             otherPositions[node.objectID] = position
-            slots[position] = node
+            slots[position] = consume node
         } else {
-            slots.append(node)
+            slots.append(consume node)
         }
     }
 
