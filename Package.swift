@@ -42,18 +42,28 @@ let package = Package(
         .executableTarget(
             name: "storectl",
             dependencies: [
-                "PersistentStores",
+                "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
-        .executableTarget(name: "crash-saver", dependencies: ["StoreCore", "PipeCSVStore", "AtomicBinaryStore"]),
+        .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
         .target(name: "CrashTestSupport", path: "Tests/CrashTestSupport"),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"]),
-        .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
+        .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
-            name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "CrashTestSupport", "crash-saver"]),
+            name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
+            path: "Examples/JSONFileStore/Tests"),
+
+        .testTarget(
+            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"],
+            resources: [.copy("Resources")]),
+        .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
+        .testTarget(
+            name: "PipeCSVStoreTests",
+            dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "CrashTestSupport", "crash-saver"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "crash-saver"]),
         .testTarget(
             name: "AtomicBinaryStoreTests",
             dependencies: ["AtomicBinaryStore", "StoreCore", "CrashTestSupport", "crash-saver"]),

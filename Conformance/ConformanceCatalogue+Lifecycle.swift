@@ -62,6 +62,32 @@ extension ConformanceCatalogue {
             try env.expectEqual(metadata[MetadataKey.storeUUID]?.stringValue, loaded.store.identifier, "identifier == NSStoreUUID")
             try env.expectEqual(loaded.store.identifier, stack.store.identifier, "identifier after \(env.variant)")
         },
+        ConformanceCase("user metadata survives save and reopen", behaviour: 6, area: .metadata, requires: .persistent) { env in
+            let stack = try env.openStack(try ConformanceModels.league())
+            var metadata = try stack.coordinator.metadata(for: stack.store)
+            let date = Date(timeIntervalSinceReferenceDate: 123_456.5)
+            let user: StoreMetadata = [
+                "user.string": "text", "user.number": .int(42), "user.double": .double(2.5), "user.date": .date(date),
+                "user.data": .data(Data([0, 1, 255])), "user.array": .array(["a", .int(1)]),
+                "user.dictionary": .dictionary(["k": .bool(true)]),
+            ]
+            metadata.merge(user) { _, new in new }
+            try stack.coordinator.setMetadata(metadata, for: stack.store)
+            try stack.context.save()
+            let url = try requireURL(env)
+            try stack.coordinator.remove(stack.store)
+            let unadded = try PersistentStoreCoordinator(model: stack.coordinator.model, registry: env.registry)
+                .metadataForPersistentStore(type: env.storeType, at: url)
+            for (key, value) in user {
+                try env.expectEqual(unadded[key], value, "\(key) read without adding the store")
+            }
+            try env.expectEqual(unadded[MetadataKey.storeUUID]?.stringValue, stack.store.identifier, "NSStoreUUID read without adding the store")
+            let reopened = try env.openStack(stack.coordinator.model, url: .some(url))
+            let read = try reopened.coordinator.metadata(for: reopened.store)
+            for (key, value) in user {
+                try env.expectEqual(read[key], value, "\(key) after reopen")
+            }
+        },
         ConformanceCase("temporary then permanent IDs", behaviour: 8, area: .objectIDs) { env in
             let stack = try env.openStack(try ConformanceModels.league())
             let objects = try (0..<5).map { _ in try stack.context.insert(entityName: "Player") }

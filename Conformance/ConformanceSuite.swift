@@ -16,6 +16,8 @@ public enum ConformanceSuite {
             ConformanceCatalogue.lifecycle, ConformanceCatalogue.crud, ConformanceCatalogue.relationships,
             ConformanceCatalogue.graph, ConformanceCatalogue.deleteRules, ConformanceCatalogue.validation,
             ConformanceCatalogue.faults, ConformanceCatalogue.contexts, ConformanceCatalogue.stores,
+            ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus, ConformanceCatalogue.values,
+            ConformanceCatalogue.versioning,
         ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }

@@ -40,6 +40,10 @@ public final class InMemoryStore: IncrementalStore {
     private var toOneIndex: [String: [String: [ObjectID: Set<ObjectID>]]] = [:]
     /// entity → relationship names whose to-many is derived from the inverse's to-one index.
     private let derivedToMany: [String: Set<String>]
+    /// entity → indexed attribute → value → objects.
+    private var attributeIndex: [String: [String: [StoreValue: Set<ObjectID>]]] = [:]
+    /// entity → its indexed attributes (inherited ones included).
+    private let indexedAttributes: [String: [AttributeDescription]]
 
     /// Creates an empty store.
     public init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws {
@@ -60,6 +64,12 @@ public final class InMemoryStore: IncrementalStore {
             }
         }
         self.derivedToMany = derived
+        var indexed: [String: [AttributeDescription]] = [:]
+        for entity in model.entityNames {
+            let attributes = model.attributes(of: entity).filter(\.isIndexed)
+            if !attributes.isEmpty { indexed[entity] = attributes }
+        }
+        self.indexedAttributes = indexed
     }
 
     /// Nothing to read.
@@ -83,10 +93,15 @@ public final class InMemoryStore: IncrementalStore {
         case .fetch(let fetch):
             let entities = fetch.matchingEntityNames(in: model)
             var nodes: [StoreNode] = []
-            for entity in entities {
-                tables[entity]?.forEach { nodes.append(complete($0)) }
+            if let candidates = indexedCandidates(for: fetch, entities: entities) {
+                nodes = candidates.compactMap { tables[$0.entityName]?.node(for: $0).map(complete) }
+            } else {
+                for entity in entities {
+                    tables[entity]?.forEach { nodes.append(complete($0)) }
+                }
             }
-            return QueryEngine.execute(fetch, over: nodes)
+            let graph = NodeGraph(model: model) { [self] id in tables[id.entityName]?.node(for: id).map(complete) }
+            return try QueryEngine.execute(fetch, over: nodes, graph: graph)
         case .save(let save):
             return .saved(versions: try apply(save))
         }
@@ -205,11 +220,72 @@ public final class InMemoryStore: IncrementalStore {
         for (name, destination) in node.toOne {
             toOneIndex[node.entityName, default: [:]][name, default: [:]][destination, default: []].insert(node.objectID)
         }
+        for attribute in indexedAttributes[node.entityName] ?? [] {
+            let value = node.attributes[attribute.name] ?? .null
+            attributeIndex[node.entityName, default: [:]][attribute.name, default: [:]][value, default: []].insert(node.objectID)
+        }
     }
 
     private func unindex(_ node: StoreNode) {
         for (name, destination) in node.toOne {
             toOneIndex[node.entityName]?[name]?[destination]?.remove(node.objectID)
+        }
+        for attribute in indexedAttributes[node.entityName] ?? [] {
+            attributeIndex[node.entityName]?[attribute.name]?[node.attributes[attribute.name] ?? .null]?.remove(node.objectID)
+        }
+    }
+
+    /// The objects an index can narrow a fetch to, in table order; nil when no index applies.
+    ///
+    /// An index applies to a top-level conjunct `key == constant` (no options, no modifier)
+    /// where `key` is a to-one relationship and the constant an object ID, or an indexed
+    /// attribute and the constant a value of the attribute's own kind. The query engine then
+    /// evaluates the whole predicate over these candidates only.
+    private func indexedCandidates(for fetch: FetchRequest, entities: [String]) -> [ObjectID]? {
+        guard let predicate = fetch.predicate else { return nil }
+        let conjuncts: [FetchPredicate]
+        if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
+        for conjunct in conjuncts {
+            guard case .comparison(let comparison) = conjunct, comparison.op == .equalTo,
+                comparison.modifier == .direct, comparison.options.isEmpty,
+                case .keyPath(.evaluatedObject, let components) = comparison.lhs, components.count == 1,
+                case .key(let key) = components[0], case .constant(let constant) = comparison.rhs
+            else { continue }
+            var found: [ObjectID] = []
+            if let relationship = model.relationship(key, of: fetch.entityName), !relationship.isToMany {
+                guard case .objectID(let destination) = constant else { continue }
+                for entity in entities { found += toOneIndex[entity]?[key]?[destination] ?? [] }
+            } else if let attribute = model.attribute(key, of: fetch.entityName), attribute.isIndexed,
+                let value = Self.indexKey(constant, for: attribute.type)
+            {
+                for entity in entities { found += attributeIndex[entity]?[key]?[value] ?? [] }
+            } else {
+                continue
+            }
+            let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1, $0) })
+            return found.sorted { lhs, rhs in
+                let (l, r) = (order[lhs.entityName] ?? 0, order[rhs.entityName] ?? 0)
+                if l != r { return l < r }
+                if case .int(let a)? = lhs.referenceObject, case .int(let b)? = rhs.referenceObject { return a < b }
+                return false
+            }
+        }
+        return nil
+    }
+
+    /// The value an equality with `constant` finds in an attribute index of `type`, when the
+    /// structural index key is certain to be the value stored (otherwise no index is used).
+    private static func indexKey(_ constant: StoreValue, for type: AttributeType) -> StoreValue? {
+        switch (type, constant) {
+        case (.integer16, .int), (.integer32, .int), (.integer64, .int), (.string, .string), (.date, .date),
+            (.uuid, .uuid), (.uri, .uri), (.boolean, .bool), (.binaryData, .data):
+            return constant
+        case (.integer16, .double(let d)), (.integer32, .double(let d)), (.integer64, .double(let d)):
+            return Int64(exactly: d).map(StoreValue.int)
+        case (.boolean, .int(let i)) where i == 0 || i == 1:
+            return .bool(i == 1)
+        default:
+            return nil
         }
     }
 }

@@ -1,12 +1,17 @@
 @_exported import AtomicBinaryStore
 @_exported import InMemoryStore
+@_exported import PipeCSVStore
+@_exported import SQLiteStore
 @_exported import StoreCore
+@_exported import XMLStore
 
 /// The umbrella module: re-exports StoreCore and the built-in stores, and registers the
 /// built-in store types.
 public enum PersistentStores {
     /// The store types that are implemented and registered by ``registerBuiltInStoreTypes(in:)``.
-    public static let builtInStoreTypes: [any PersistentStore.Type] = [InMemoryStore.self, AtomicBinaryStore.self]
+    public static let builtInStoreTypes: [any PersistentStore.Type] = [
+        SQLiteStore.self, InMemoryStore.self, AtomicBinaryStore.self, XMLStore.self, PipeCSVStore.self,
+    ]
 
     /// Registers every built-in store type under its name ("InMemory", …) in `registry`.
     /// Calling it again is harmless (it re-registers the same types).

@@ -110,7 +110,7 @@ public final class PipeCSVStore: AtomicStore {
         var written = metadata
         for (key, value) in Self.standardMetadata(identifier: identifier, model: model) { written[key] = value }
         let propertyList = try Self.propertyList(written, format: .binary, for: url)
-        let writer = PipeCSVWriter(model: model)
+        let writer = PipeCSVWriter(model: model, exists: { self.containsCacheNode(for: $0) })
         try AtomicFileWriter.write(to: url) { output in
             try writer.write(metadataPropertyList: propertyList, nodes: { try self.forEachCacheNode($0) }, to: output)
         }
@@ -126,25 +126,25 @@ public final class PipeCSVStore: AtomicStore {
     /// format wrote. 134010 for a file of another type.
     override public class func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
         let metadataFile = metadataURL(forStoreAt: url)
-        if let first = try readFirstLine(of: url), PipeCSVFileLayout.hasPrefix(first, PipeCSVFileLayout.headerPrefix) {
+        let first = try readFirstLine(of: url) ?? []
+        if PipeCSVFileLayout.hasPrefix(first, PipeCSVFileLayout.headerPrefix) {
             switch PipeCSVFileLayout.metadata(fromHeader: first) {
             case .success(let metadata): return normalized(try checkedType(metadata, of: url))
             case .failure(.malformed(let reason)):
                 throw StoreError(
                     .persistentStoreOpen, "\(url.path), line 1: the header line cannot be read: \(reason)", fileURL: url)
             }
-        } else if let first = try readFirstLine(of: url), !first.isEmpty {
-            if let sidecar = try readMetadataFile(at: metadataFile) {
-                return normalized(try checkedType(sidecar, of: metadataFile))
-            }
+        }
+        if let sidecar = try readMetadataFile(at: metadataFile) {
+            return normalized(try checkedType(sidecar, of: metadataFile))
+        }
+        if !first.isEmpty {
             // A file without header and metadata file: only the shape of its first line tells.
             let fields = PipeCSVEscaping.split(first, 0..<first.count, at: PipeCSVEscaping.fieldSeparator)
             guard !first.contains(0), fields.count >= 2, String(validating: first, as: UTF8.self) != nil else {
                 throw notAStore(url)
             }
             return [MetadataKey.storeType: .string(storeType)]
-        } else if let sidecar = try readMetadataFile(at: metadataFile) {
-            return normalized(try checkedType(sidecar, of: metadataFile))
         }
         throw StoreError(.persistentStoreOperation, "There is no PipeCSV store at \(url.path)", fileURL: url)
     }
@@ -212,7 +212,9 @@ public final class PipeCSVStore: AtomicStore {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
             var line: [UInt8] = []
-            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+            // A header is at most a few megabytes (the model and user metadata); a longer first
+            // line is no PipeCSV header, and reading on would only cost memory.
+            while line.count < 1 << 26, let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
                 if let end = chunk.firstIndex(of: PipeCSVEscaping.newline) {
                     line += chunk[chunk.startIndex..<end]
                     break

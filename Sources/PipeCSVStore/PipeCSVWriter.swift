@@ -6,9 +6,12 @@ import StoreCore
 ///
 /// Each line lists every stored property of the entity: attributes sorted by name, then
 /// relationships sorted by name (the order the original wrote); nil attributes, nil to-ones and
-/// empty to-manys are `(null)`.
+/// empty to-manys are `(null)`. A reference the store does not hold (left dangling by a No Action
+/// delete, see ``AtomicStore``) is not written, so the file always loads.
 struct PipeCSVWriter {
     let model: ObjectModel
+    /// Whether the store holds the object an ID names.
+    let exists: (ObjectID) -> Bool
 
     /// One property of an entity's line, in writing order.
     private enum Column {
@@ -86,13 +89,13 @@ struct PipeCSVWriter {
                         objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
                 }
             case .toOne(let relationship):
-                if let destination = node.toOne[relationship] {
+                if let destination = node.toOne[relationship], exists(destination) {
                     PipeCSVEscaping.append(escaped: try reference(of: destination, in: node, property: relationship), to: &line)
                 } else {
                     line += PipeCSVEscaping.null
                 }
             case .toMany(let relationship):
-                let destinations = node.toMany[relationship] ?? []
+                let destinations = (node.toMany[relationship] ?? []).filter(exists)
                 if destinations.isEmpty {
                     line += PipeCSVEscaping.null
                     continue

@@ -9,14 +9,10 @@
 // returns, until the test kills it. Every generation changes every object, the number of objects,
 // a to-many relationship and a metadata key, so a file that mixed two generations is caught.
 //
-// The store types are those registered below; an atomic store type adds itself to `storeTypes`.
+// The store types are the built-in ones (`PersistentStores.registerBuiltInStoreTypes`).
 
-import AtomicBinaryStore
 import Foundation
-import PipeCSVStore
-import StoreCore
-
-let storeTypes: [any PersistentStore.Type] = [PipeCSVStore.self, AtomicBinaryStore.self]
+import PersistentStores
 
 /// The metadata key holding the generation saved last.
 let generationKey = "CrashTestGeneration"
@@ -176,7 +172,7 @@ else {
     fail("usage: crash-saver run|verify <store-type> <store-path> <lowest> <highest>", status: 64)
 }
 let registry = StoreRegistry()
-for type in storeTypes { registry.register(type) }
+PersistentStores.registerBuiltInStoreTypes(in: registry)
 let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
 do {
     let store = try coordinator.addPersistentStore(type: arguments[2], at: URL(fileURLWithPath: arguments[3]))

@@ -9,7 +9,7 @@ struct Demo: ParsableCommand {
         abstract: "Run the League demo: insert teams and players, delete with nullify and cascade rules.")
 
     @Option(name: .long, help: "The store type to use (see `storectl types`).")
-    var type: String = "InMemory"
+    var type: String = "SQLite"
 
     @Option(name: .long, help: "The store file, for store types that keep one (default: a new temporary folder).")
     var path: String?

@@ -8,6 +8,6 @@ struct StoreCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storectl",
         abstract: "Work with PersistentStores stores.",
-        subcommands: [Demo.self, Types.self],
+        subcommands: [Demo.self, Types.self, ConformanceCommand.self],
         defaultSubcommand: Demo.self)
 }

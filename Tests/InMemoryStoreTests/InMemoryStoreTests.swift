@@ -96,3 +96,63 @@ import Testing
         #expect(ids.map(\.entityName) == ["Circle", "Square", "Circle"])
     }
 }
+
+@Suite struct InMemoryIndexTests {
+    static func coordinator(indexed: Bool) throws -> PersistentStoreCoordinator {
+        let registry = StoreRegistry()
+        registry.register(InMemoryStore.self)
+        let model = try ObjectModel {
+            Entity("Team") {
+                Attribute("code", .integer32, indexed: indexed)
+                Relationship("players", to: "Player", inverse: "team", toMany: true)
+            }
+            Entity("Player") {
+                Attribute("name", .string, indexed: indexed)
+                Relationship("team", to: "Team", inverse: "players")
+            }
+            Entity("Captain", parent: "Player")
+        }
+        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        try coordinator.addPersistentStore(type: "InMemory")
+        return coordinator
+    }
+
+    /// Runs the same inserts, updates and fetches on an indexed and an unindexed model.
+    static func answers(indexed: Bool) throws -> [[String]] {
+        let context = ManagedObjectContext(coordinator: try coordinator(indexed: indexed))
+        let teams = try (0..<4).map { i in
+            let team = try context.insert(entityName: "Team")
+            try team.setValue(Int64(i % 2), forKey: "code")
+            return team
+        }
+        for i in 0..<40 {
+            let player = try context.insert(entityName: i % 5 == 0 ? "Captain" : "Player")
+            try player.setValue("n\(i % 7)", forKey: "name")
+            try player.setObject(teams[i % 4], forKey: "team")
+        }
+        try context.save()
+        let players = try context.fetch(FetchRequest(entityName: "Player"))
+        for player in players.prefix(10) { try player.setValue("moved", forKey: "name") }
+        try players[11].setObject(teams[0], forKey: "team")
+        try context.save()
+        let fresh = ManagedObjectContext(coordinator: context.coordinator)
+        func names(_ format: String, _ arguments: any PredicateArgument...) throws -> [String] {
+            var request = FetchRequest(entityName: "Player", predicate: try FetchPredicate(format: format, argumentArray: arguments))
+            request.includesPendingChanges = false
+            return try fresh.fetch(request).map { "\($0.entity.name):\($0.value(forKey: "name"))" }
+        }
+        return [
+            try names("name == 'n3'"), try names("name == 'moved'"), try names("name == 'n3' AND team == %@", teams[3].objectID),
+            try names("team == %@", teams[0].objectID),
+            try fresh.fetch(FetchRequest(entityName: "Team", predicate: try FetchPredicate(format: "code == 1.0"))).map { "\($0.value(forKey: "code"))" },
+        ]
+    }
+
+    @Test func indexedFetchesAnswerLikeScans() throws {
+        let indexed = try Self.answers(indexed: true)
+        let scanned = try Self.answers(indexed: false)
+        #expect(indexed == scanned)
+        #expect(indexed[1].count == 10)
+        #expect(!indexed[0].isEmpty && !indexed[3].isEmpty && indexed[4].count == 2)
+    }
+}

@@ -204,3 +204,67 @@ struct MalformedInputTests {
         #expect(newer.message.contains("line 1: the header line cannot be read: it has format version 9"), "\(newer.message)")
     }
 }
+
+/// A small deterministic generator, so a fuzz failure can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension MalformedInputTests {
+    /// Random damage to a file (byte flips, separators and backslashes inserted, cuts) never
+    /// crashes the reader: every load succeeds or throws a StoreError naming the file.
+    @Test(arguments: [false, true])
+    func randomDamageIsAlwaysAStoreErrorNeverACrash(framed: Bool) throws {
+        var file = try Self.framedFile()
+        if !framed {
+            // Without the frame the checksum cannot catch the damage: the line parser must.
+            var lines = file.split(separator: 0x0A).map(Array.init)
+            lines.removeFirst()
+            lines.removeLast()
+            file = lines.flatMap { $0 + [0x0A] }
+        }
+        var generator = SplitMix64(state: framed ? 1 : 2)
+        let interesting: [UInt8] = Array("|=,\\\n()null#".utf8) + [0x00, 0xC3, 0xFF, 0x80]
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Fuzz.txt")
+            if !framed { try customStoreMetadata.write(to: PipeCSVStore.metadataURL(forStoreAt: url)) }
+            var loaded = 0
+            var failed = 0
+            for _ in 0..<300 {
+                var damaged = file
+                for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                    let position = Int.random(in: 0..<damaged.count, using: &generator)
+                    switch Int.random(in: 0..<4, using: &generator) {
+                    case 0: damaged[position] ^= UInt8.random(in: 1...255, using: &generator)
+                    case 1: damaged.insert(interesting.randomElement(using: &generator) ?? 0, at: position)
+                    case 2: damaged.removeSubrange(position..<min(damaged.count, position + Int.random(in: 1...20, using: &generator)))
+                    default: damaged[position] = interesting.randomElement(using: &generator) ?? 0
+                    }
+                    if damaged.isEmpty { damaged = [0x7C] }
+                }
+                // A byte overwritten with its own value is no damage.
+                if damaged == file { continue }
+                try Data(damaged).write(to: url)
+                do {
+                    _ = try PipeStore(model: malformedModel, url: url)
+                    loaded += 1
+                } catch let error as StoreError {
+                    failed += 1
+                    #expect(error.message.contains("Fuzz."), "\(error.message)")
+                } catch {
+                    Issue.record("not a StoreError: \(error)")
+                }
+                #expect(contents(of: url) == Data(damaged))
+            }
+            #expect(failed > 0)
+            if framed { #expect(loaded == 0, "the checksum let damage through") }
+        }
+    }
+}

@@ -167,6 +167,12 @@ struct AtomicStoreTests {
             _ = try coordinator.save(SaveChangesRequest(deletedObjects: [player]))
             #expect(try fetch(coordinator, "Team").first?.toMany["players"] == [players[1]])
             #expect(try fetch(coordinator, "Team").first?.version == saved.version)
+
+            // A relationship to an object never saved is refused.
+            var orphan = try #require(try fetch(coordinator, "Player").first)
+            orphan.toOne["team"] = .temporary(entityName: "Team")
+            let unsaved = try #require(throws: StoreError.self) { try coordinator.save(SaveChangesRequest(updatedObjects: [orphan])) }
+            #expect(unsaved.message.contains("never saved"))
         }
     }
 

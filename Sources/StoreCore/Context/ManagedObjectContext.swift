@@ -214,22 +214,26 @@ public final class ManagedObjectContext {
 
     // MARK: Fetch
 
-    /// The objects a request matches. With ``FetchRequest/includesPendingChanges`` (the default)
-    /// unsaved inserts of the entity are included (after the stored objects, in insertion
-    /// order) and unsaved deletes left out.
+    /// The objects a request matches, filtered by its predicate, sorted by its sort keys and
+    /// windowed by offset and limit.
+    ///
+    /// With ``FetchRequest/includesPendingChanges`` (the default) the context's unsaved changes
+    /// count: unsaved inserts that match the predicate are included, unsaved deletes left out,
+    /// and changed objects are matched and sorted by their current (unsaved) values. Without
+    /// sort keys, stored objects come first in the store's order, then matching unsaved objects
+    /// in the order they were registered.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        var storeRequest = request
-        storeRequest.resultType = .managedObjects
-        let pending = try pendingChangesApply(to: request)
-        if pending {
-            storeRequest.fetchOffset = 0
-            storeRequest.fetchLimit = 0
+        let objects: [ManagedObject]
+        if let merged = try fetchMergingPendingChanges(request) {
+            objects = merged
+        } else {
+            var storeRequest = request
+            storeRequest.resultType = .managedObjects
+            guard case .nodes(let nodes) = try coordinator.execute(storeRequest) else { return [] }
+            objects = nodes.map(materialize)
         }
-        guard case .nodes(let nodes) = try coordinator.execute(storeRequest) else { return [] }
-        var objects = nodes.map(materialize)
-        if pending {
-            objects = objects.filter { !$0.isDeleted } + pendingInserts(for: request)
-            objects = Array(QueryEngine.window(objects, offset: request.fetchOffset, limit: request.fetchLimit))
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
         }
         return objects
     }
@@ -247,42 +251,69 @@ public final class ManagedObjectContext {
 
     /// The IDs of the objects a request matches (pending changes as in ``fetch(_:)``).
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        if let merged = try fetchMergingPendingChanges(request) { return merged.map(\.objectID) }
         var storeRequest = request
         storeRequest.resultType = .objectIDs
-        let pending = try pendingChangesApply(to: request)
-        if pending {
-            storeRequest.fetchOffset = 0
-            storeRequest.fetchLimit = 0
-        }
-        guard case .objectIDs(var ids) = try coordinator.execute(storeRequest) else { return [] }
-        if pending {
-            ids = ids.filter { registered[$0]?.isDeleted != true } + pendingInserts(for: request).map(\.objectID)
-            ids = Array(QueryEngine.window(ids, offset: request.fetchOffset, limit: request.fetchLimit))
-        }
+        guard case .objectIDs(let ids) = try coordinator.execute(storeRequest) else { return [] }
         return ids
     }
 
     /// The number of objects ``fetch(_:)`` would return.
     public func count(for request: FetchRequest) throws -> Int {
-        if try pendingChangesApply(to: request) { return try fetchObjectIDs(request).count }
+        if let merged = try fetchMergingPendingChanges(request) { return merged.count }
         var storeRequest = request
         storeRequest.resultType = .count
         guard case .count(let count) = try coordinator.execute(storeRequest) else { return 0 }
         return count
     }
 
-    private func pendingChangesApply(to request: FetchRequest) throws -> Bool {
-        guard request.includesPendingChanges else { return false }
-        try processPendingChanges()
-        let entities = Set(request.matchingEntityNames(in: coordinator.model))
-        return inserted.values.contains { entities.contains($0.entity.name) }
-            || deleted.values.contains { entities.contains($0.entity.name) }
+    /// Dictionaries of the saved values (``FetchResultType/dictionaries``: properties to fetch,
+    /// distinct results, grouping and aggregates). As in Core Data, unsaved changes are not
+    /// included in dictionary results.
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: StoreValue]] {
+        var storeRequest = request
+        storeRequest.resultType = .dictionaries
+        guard case .dictionaries(let rows) = try coordinator.execute(storeRequest) else { return [] }
+        return rows
     }
 
-    private func pendingInserts(for request: FetchRequest) -> [ManagedObject] {
+    /// The objects of a fetch with the pending changes merged in, or nil when no pending change
+    /// can affect it (then the store answers the request as it is).
+    private func fetchMergingPendingChanges(_ request: FetchRequest) throws -> [ManagedObject]? {
+        guard request.includesPendingChanges else { return nil }
+        try processPendingChanges()
         let entities = Set(request.matchingEntityNames(in: coordinator.model))
-        return inserted.values.filter { entities.contains($0.entity.name) && !$0.isDeleted }
+        let valuesMatter = request.predicate != nil || !request.sortKeys.isEmpty
+        let pending = Array(inserted.values) + Array(deleted.values) + (valuesMatter ? updated.values.filter(\.isUpdated) : [])
+        guard pending.contains(where: { entities.contains($0.entity.name) }) else { return nil }
+
+        var storeRequest = request
+        storeRequest.resultType = .managedObjects
+        storeRequest.fetchOffset = 0
+        storeRequest.fetchLimit = 0
+        storeRequest.relationshipKeyPathsForPrefetching = []
+        guard case .nodes(let nodes) = try coordinator.execute(storeRequest) else { return [] }
+        let evaluator = PredicateEvaluator()
+        func matches(_ object: ManagedObject) throws -> Bool {
+            guard let predicate = request.predicate else { return true }
+            return try evaluator.evaluate(predicate, with: object)
+        }
+        var result: [ManagedObject] = []
+        var seen: Set<ObjectIdentifier> = []
+        for object in nodes.map(materialize) where !object.isDeleted {
+            // The store matched the saved values; a changed object is matched again by its own.
+            if object.isUpdated, try !matches(object) { continue }
+            result.append(object)
+            seen.insert(ObjectIdentifier(object))
+        }
+        let candidates = (Array(inserted.values) + (valuesMatter ? updated.values.filter(\.isUpdated) : []))
+            .filter { entities.contains($0.entity.name) && !$0.isDeleted && !seen.contains(ObjectIdentifier($0)) }
             .sorted { $0.registrationOrder < $1.registrationOrder }
+        for object in candidates where try matches(object) { result.append(object) }
+        if !request.sortKeys.isEmpty {
+            result = try SortKey.sort(result, by: request.sortKeys, evaluator: evaluator) { $0 }
+        }
+        return Array(QueryEngine.window(result, offset: request.fetchOffset, limit: request.fetchLimit))
     }
 
     // MARK: Save
@@ -291,14 +322,16 @@ public final class ManagedObjectContext {
     /// checks deny rules (1600) and validation (every failure at once: one error, or 1560
     /// listing each), assigns permanent IDs, resolves conflicts by ``mergePolicy``, and has each
     /// store apply its part all-or-nothing; then posts did-save here and on the coordinator.
-    /// A save without changes does nothing. A failed save leaves every change pending.
+    /// A save without changes does nothing (unless store metadata was set, which it writes).
+    /// A failed save leaves every change pending.
     public func save() throws {
         try processPendingChanges()
-        guard hasChanges || !deferredErrors.isEmpty else { return }
+        guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
         post(.willSave)
         try processPendingChanges()
         try validateForSave()
-        try obtainPermanentIDs(for: Array(inserted.values))
+        // In insertion order, so stores that number rows hand out keys in that order.
+        try obtainPermanentIDs(for: inserted.values.sorted { $0.registrationOrder < $1.registrationOrder })
 
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         var attempts = 0
@@ -326,17 +359,8 @@ public final class ManagedObjectContext {
             object.changedKeys = []
             object.isInserted = false
         }
-        for object in deleted.values {
-            registered[object.objectID] = nil
-            object.isInserted = false
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
-        inserted = [:]
-        updated = [:]
-        deleted = [:]
-        assignments = [:]
-        unannounced = ContextDidSave()
+        for object in deleted.values { detach(object) }
+        clearPendingChanges()
         post(.didSave(saved))
         coordinator.broadcast(saved)
     }
@@ -478,10 +502,8 @@ public final class ManagedObjectContext {
         inserted[key] = nil
         updated[key] = nil
         deleted[key] = nil
-        registered[object.objectID] = nil
+        detach(object)
         for other in registered.values { other.primitiveForget(object) }
-        object.turnIntoFault()
-        object.managedObjectContext = nil
     }
 
     // MARK: Refresh, merge, rollback, reset
@@ -523,12 +545,7 @@ public final class ManagedObjectContext {
     /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
     /// changed and deleted ones take their last saved values again.
     public func rollback() {
-        for object in inserted.values {
-            registered[object.objectID] = nil
-            object.isInserted = false
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
+        for object in inserted.values { detach(object) }
         for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
             object.isDeleted = false
             if let committed = object.committed {
@@ -538,23 +555,27 @@ public final class ManagedObjectContext {
             }
             object.changedKeys = []
         }
-        inserted = [:]
-        updated = [:]
-        deleted = [:]
-        unpropagatedDeletes = []
-        assignments = [:]
-        deferredErrors = []
-        unannounced = ContextDidSave()
+        clearPendingChanges()
     }
 
     /// Forgets every registered object and every unsaved change; objects already handed out
     /// become detached faults.
     public func reset() {
-        for object in registered.values {
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
-        registered = [:]
+        for object in registered.values { detach(object) }
+        clearPendingChanges()
+    }
+
+    /// Unregisters an object and turns it into a detached fault.
+    private func detach(_ object: ManagedObject) {
+        if registered[object.objectID] === object { registered[object.objectID] = nil }
+        object.isInserted = false
+        object.turnIntoFault()
+        object.managedObjectContext = nil
+    }
+
+    /// Forgets every unsaved insert, update and delete (the objects themselves are handled by
+    /// the caller).
+    private func clearPendingChanges() {
         inserted = [:]
         updated = [:]
         deleted = [:]

@@ -33,6 +33,8 @@ public final class PersistentStoreCoordinator: Sendable {
         /// Node values last read from or written to incremental stores, by object ID.
         var rowCache: [ObjectID: StoreNode] = [:]
         var statistics = CoordinatorStatistics()
+        /// Incremental stores whose metadata was set and not yet saved.
+        var metadataPending: Set<String> = []
 
         func slot(for identifier: String?) -> Slot? {
             guard let identifier else { return nil }
@@ -109,6 +111,8 @@ public final class PersistentStoreCoordinator: Sendable {
     ///     for stores that need none (InMemory).
     ///   - options: store options (``StoreOptionKey``).
     /// - Returns: the handle that names the store from now on.
+    /// - Throws: 134100 when the store's metadata does not fit the model (see
+    ///   ``ModelCompatibility``); the store is then not added and its file is not written.
     @discardableResult
     public func addPersistentStore(
         type: String, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = [:]
@@ -133,6 +137,7 @@ public final class PersistentStoreCoordinator: Sendable {
             } else if let atomic = store as? AtomicStore {
                 try atomic.loadFromFile()
             }
+            try ModelCompatibility.verify(store)
             if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
                 throw StoreError(
                     .persistentStoreOperation,
@@ -193,6 +198,14 @@ public final class PersistentStoreCoordinator: Sendable {
             updated[MetadataKey.storeType] = store.metadata[MetadataKey.storeType]
             updated[MetadataKey.storeUUID] = store.metadata[MetadataKey.storeUUID]
             store.metadata = updated
+            state.metadataPending.insert(handle.identifier)
+        }
+    }
+
+    /// Whether some store has metadata set that the next save will write.
+    public var hasUnsavedMetadata: Bool {
+        state.withLock { state in
+            !state.metadataPending.isEmpty || state.slots.contains { ($0.store as? AtomicStore)?.metadataChanged == true }
         }
     }
 
@@ -273,10 +286,15 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Executes a fetch across every store that holds the entity (or the request's affected
     /// stores). Object results are `.nodes`; their values enter the row cache.
+    ///
+    /// The request is validated against the model first (``FetchRequest/validate(in:)``), so an
+    /// unknown key path fails the same way on every store. With several stores, results are
+    /// merged, sorted by the sort keys, shaped (dictionaries, aggregates) and windowed here.
     public func execute(_ request: FetchRequest) throws -> StoreResult {
         guard model.entity(named: request.entityName) != nil else {
             throw StoreError(.coreData, "The model has no entity named \(request.entityName)", entityName: request.entityName)
         }
+        try request.validate(in: model)
         let entities = request.matchingEntityNames(in: model)
         return try state.withLock { state in
             let slots = state.slots.filter { slot in
@@ -290,10 +308,24 @@ public final class PersistentStoreCoordinator: Sendable {
                 return result
             }
             // Several stores: each answers without the window, then the window applies to the
-            // concatenation.
+            // merged results. Sorting and dictionaries need the values, so the stores answer
+            // with nodes and the query engine sorts and shapes the merge.
             var unwindowed = request
             unwindowed.fetchLimit = 0
             unwindowed.fetchOffset = 0
+            if !request.sortKeys.isEmpty || request.resultType == .dictionaries {
+                unwindowed.resultType = .managedObjects
+                var nodes: [StoreNode] = []
+                for slot in slots {
+                    if case .nodes(let found) = try Self.fetch(unwindowed, from: slot) { nodes += found }
+                }
+                Self.remember(.nodes(nodes), in: &state)
+                let stores = state.slots
+                let graph = NodeGraph(model: model) { id in try Self.lookup(id, in: stores) }
+                let evaluator = PredicateEvaluator()
+                let sorted = try QueryEngine.sort(nodes, by: request.sortKeys, graph: graph, evaluator: evaluator)
+                return try QueryEngine.shape(request, sorted, graph: graph, evaluator: evaluator)
+            }
             var nodes: [StoreNode] = []
             var ids: [ObjectID] = []
             var count = 0
@@ -302,7 +334,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 case .nodes(let found): nodes += found
                 case .objectIDs(let found): ids += found
                 case .count(let found): count += found
-                case .saved: break
+                case .dictionaries, .saved: break
                 }
             }
             let result: StoreResult
@@ -311,7 +343,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 result = .nodes(Array(QueryEngine.window(nodes, offset: request.fetchOffset, limit: request.fetchLimit)))
             case .objectIDs:
                 result = .objectIDs(Array(QueryEngine.window(ids, offset: request.fetchOffset, limit: request.fetchLimit)))
-            case .count:
+            case .count, .dictionaries:
                 let afterOffset = max(0, count - max(0, request.fetchOffset))
                 result = .count(request.fetchLimit > 0 ? min(request.fetchLimit, afterOffset) : afterOffset)
             }
@@ -320,11 +352,20 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    /// A node from whichever added store holds it (for key paths across stores while merging).
+    private static func lookup(_ objectID: ObjectID, in slots: [Slot]) throws -> StoreNode? {
+        guard let slot = slots.first(where: { $0.handle.identifier == objectID.storeIdentifier }) else { return nil }
+        if let atomic = slot.store as? AtomicStore { return atomic.cacheNode(for: objectID) }
+        // A reference the store cannot resolve reads as a dangling one (its keys are nil).
+        if let incremental = slot.store as? any IncrementalStore { return try? incremental.newValues(forObjectWith: objectID) }
+        return nil
+    }
+
     private static func fetch(_ request: FetchRequest, from slot: Slot) throws -> StoreResult {
         if let incremental = slot.store as? any IncrementalStore {
             return try incremental.execute(.fetch(request))
         } else if let atomic = slot.store as? AtomicStore {
-            return atomic.execute(request)
+            return try atomic.execute(request)
         }
         throw unsupported(slot)
     }
@@ -397,7 +438,8 @@ public final class PersistentStoreCoordinator: Sendable {
             var parts: [(Slot, SaveChangesRequest)] = []
             for slot in state.slots {
                 let part = request.filtered(toStore: slot.handle.identifier)
-                let metadataPending = (slot.store as? AtomicStore)?.metadataChanged ?? false
+                let metadataPending =
+                    (slot.store as? AtomicStore)?.metadataChanged ?? state.metadataPending.contains(slot.handle.identifier)
                 guard !part.isEmpty || metadataPending else { continue }
                 if slot.store.isReadOnly && !part.isEmpty {
                     throw StoreError(
@@ -416,7 +458,8 @@ public final class PersistentStoreCoordinator: Sendable {
             for (slot, part) in parts {
                 state.statistics.saves += 1
                 if let incremental = slot.store as? any IncrementalStore {
-                    guard !part.isEmpty else { continue }
+                    // An empty save still writes metadata set since the last one.
+                    state.metadataPending.remove(slot.handle.identifier)
                     guard case .saved(let saved) = try incremental.execute(.save(part)) else {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }

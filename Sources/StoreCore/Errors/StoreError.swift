@@ -112,12 +112,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var entityName: String?
     /// The property the error is about, when there is one.
     public var propertyName: String?
+    /// The character offset in the input the error is about (a predicate format string, a
+    /// text file's content), when there is one.
+    public var position: Int?
 
     /// Creates an error.
     public init(
         _ code: Code, _ message: String, objectIDs: [ObjectID] = [],
         underlyingErrors: [StoreError] = [], fileURL: URL? = nil,
-        entityName: String? = nil, propertyName: String? = nil
+        entityName: String? = nil, propertyName: String? = nil, position: Int? = nil
     ) {
         self.code = code
         self.message = message
@@ -126,6 +129,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.fileURL = fileURL
         self.entityName = entityName
         self.propertyName = propertyName
+        self.position = position
     }
 
     /// `"<message> (StoreError <code>)"`.
@@ -138,6 +142,14 @@ extension StoreError: LocalizedError {
 }
 
 extension StoreError {
+    /// An invalid-predicate error (134060): the message names the problem, quotes the format
+    /// string with a caret under `offset`, and ``position`` is `offset`.
+    static func invalidPredicate(_ problem: String, format: String, at offset: Int) -> StoreError {
+        let message = "Invalid predicate: \(problem) at offset \(offset) of \"\(format)\"\n"
+            + PredicateSourceLocation.excerpt(of: format, at: offset)
+        return StoreError(.coreData, message, position: offset)
+    }
+
     /// An invalid-model error (134060) whose message starts with "Invalid model: ".
     static func invalidModel(_ message: String, entity: String? = nil, property: String? = nil) -> StoreError {
         StoreError(.coreData, "Invalid model: \(message)", entityName: entity, propertyName: property)

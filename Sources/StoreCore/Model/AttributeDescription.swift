@@ -23,9 +23,9 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var minValue: StoreValue?
     /// Largest valid number or latest valid date.
     public var maxValue: StoreValue?
-    /// Shortest valid string length, in characters.
+    /// Shortest valid length: characters for a string, bytes for binary data.
     public var minLength: Int?
-    /// Longest valid string length, in characters.
+    /// Longest valid length: characters for a string, bytes for binary data.
     public var maxLength: Int?
     /// A regular expression a string value must match in full.
     public var regularExpression: String?
@@ -65,5 +65,34 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, type, isOptional, isTransient, isIndexed, defaultValue, minValue, maxValue, minLength, maxLength
+        case regularExpression, valueTransformerName, allowsExternalBinaryDataStorage, renamingIdentifier
+        case versionHashModifier, userInfo
+    }
+
+    /// Decodes an attribute; every key but `name` and `type` may be missing (the DSL's defaults
+    /// apply).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try c.decode(String.self, forKey: .name), try c.decode(AttributeType.self, forKey: .type),
+            optional: try c.decodeIfPresent(Bool.self, forKey: .isOptional) ?? true,
+            transient: try c.decodeIfPresent(Bool.self, forKey: .isTransient) ?? false,
+            indexed: try c.decodeIfPresent(Bool.self, forKey: .isIndexed) ?? false,
+            defaultValue: try c.decodeIfPresent(StoreValue.self, forKey: .defaultValue),
+            minValue: try c.decodeIfPresent(StoreValue.self, forKey: .minValue),
+            maxValue: try c.decodeIfPresent(StoreValue.self, forKey: .maxValue),
+            minLength: try c.decodeIfPresent(Int.self, forKey: .minLength),
+            maxLength: try c.decodeIfPresent(Int.self, forKey: .maxLength),
+            regularExpression: try c.decodeIfPresent(String.self, forKey: .regularExpression),
+            valueTransformerName: try c.decodeIfPresent(String.self, forKey: .valueTransformerName),
+            allowsExternalBinaryDataStorage: try c.decodeIfPresent(Bool.self, forKey: .allowsExternalBinaryDataStorage)
+                ?? false,
+            renamingIdentifier: try c.decodeIfPresent(String.self, forKey: .renamingIdentifier),
+            versionHashModifier: try c.decodeIfPresent(String.self, forKey: .versionHashModifier),
+            userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
     }
 }

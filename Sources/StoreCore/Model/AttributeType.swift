@@ -49,10 +49,8 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     public func coerce(_ value: StoreValue) -> StoreValue? {
         if case .null = value { return .null }
         switch (self, value) {
-        // `Optional.none`, not `nil`: StoreValue is ExpressibleByNilLiteral, so `cond ? value : nil`
-        // would make the out-of-range case `.null` (which fits) instead of no value.
-        case (.integer16, .int(let v)): return Int16(exactly: v) != nil ? value : Optional.none
-        case (.integer32, .int(let v)): return Int32(exactly: v) != nil ? value : Optional.none
+        case (.integer16, .int(let v)): return Int16(exactly: v) != nil ? .some(value) : .none
+        case (.integer32, .int(let v)): return Int32(exactly: v) != nil ? .some(value) : .none
         case (.integer64, .int): return value
         case (.double, .double): return value
         case (.double, .int(let v)): return Double(exactly: v).map(StoreValue.double)

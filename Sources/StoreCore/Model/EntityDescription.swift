@@ -19,6 +19,10 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var attributes: [AttributeDescription]
     /// Relationships declared on this entity.
     public var relationships: [RelationshipDescription]
+    /// Fetched properties declared on this entity.
+    public var fetchedProperties: [FetchedPropertyDescription]
+    /// Fetch indexes declared on this entity (a hint for stores).
+    public var fetchIndexes: [FetchIndexDescription]
     /// The name of the class an application uses for the entity (informational on Linux; see
     /// ``ManagedObjectContext/register(_:forEntityName:)`` for typed subclasses).
     public var className: String?
@@ -36,6 +40,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         _ name: String, parent: String? = nil, abstract: Bool = false, className: String? = nil,
         renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
         uniquenessConstraints: [[String]] = [], userInfo: [String: String] = [:],
+        fetchIndexes: [FetchIndexDescription] = [],
         @EntityBuilder properties: () -> [EntityMember] = { [] }
     ) {
         self.name = name
@@ -46,20 +51,49 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         self.versionHashModifier = versionHashModifier
         self.uniquenessConstraints = uniquenessConstraints
         self.userInfo = userInfo
+        self.fetchIndexes = fetchIndexes
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
+        var fetchedProperties: [FetchedPropertyDescription] = []
         for member in properties() {
             switch member {
             case .attribute(let a): attributes.append(a)
             case .relationship(let r): relationships.append(r)
+            case .fetchedProperty(let f): fetchedProperties.append(f)
             }
         }
         self.attributes = attributes
         self.relationships = relationships
+        self.fetchedProperties = fetchedProperties
     }
 
-    /// Names of the properties declared on this entity.
+    /// Names of the attributes and relationships declared on this entity (fetched properties are
+    /// listed in ``fetchedProperties``).
     public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, parentEntityName, isAbstract, attributes, relationships, fetchedProperties, fetchIndexes
+        case className, renamingIdentifier, versionHashModifier, uniquenessConstraints, userInfo
+    }
+
+    /// Decodes an entity; every key but `name` may be missing (the DSL's defaults apply), so
+    /// hand-written JSON models stay short.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.name = try c.decode(String.self, forKey: .name)
+        self.parentEntityName = try c.decodeIfPresent(String.self, forKey: .parentEntityName)
+        self.isAbstract = try c.decodeIfPresent(Bool.self, forKey: .isAbstract) ?? false
+        self.attributes = try c.decodeIfPresent([AttributeDescription].self, forKey: .attributes) ?? []
+        self.relationships = try c.decodeIfPresent([RelationshipDescription].self, forKey: .relationships) ?? []
+        self.fetchedProperties =
+            try c.decodeIfPresent([FetchedPropertyDescription].self, forKey: .fetchedProperties) ?? []
+        self.fetchIndexes = try c.decodeIfPresent([FetchIndexDescription].self, forKey: .fetchIndexes) ?? []
+        self.className = try c.decodeIfPresent(String.self, forKey: .className)
+        self.renamingIdentifier = try c.decodeIfPresent(String.self, forKey: .renamingIdentifier)
+        self.versionHashModifier = try c.decodeIfPresent(String.self, forKey: .versionHashModifier)
+        self.uniquenessConstraints = try c.decodeIfPresent([[String]].self, forKey: .uniquenessConstraints) ?? []
+        self.userInfo = try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:]
+    }
 }
 
 /// One property in an ``EntityBuilder`` block.
@@ -68,6 +102,8 @@ public enum EntityMember: Sendable, Hashable {
     case attribute(AttributeDescription)
     /// A relationship.
     case relationship(RelationshipDescription)
+    /// A fetched property.
+    case fetchedProperty(FetchedPropertyDescription)
 }
 
 /// Builds an entity's property list from attribute and relationship descriptions.
@@ -78,6 +114,10 @@ public enum EntityBuilder {
     /// A relationship.
     public static func buildExpression(_ relationship: RelationshipDescription) -> [EntityMember] {
         [.relationship(relationship)]
+    }
+    /// A fetched property.
+    public static func buildExpression(_ fetchedProperty: FetchedPropertyDescription) -> [EntityMember] {
+        [.fetchedProperty(fetchedProperty)]
     }
     /// Several properties.
     public static func buildBlock(_ parts: [EntityMember]...) -> [EntityMember] { parts.flatMap { $0 } }

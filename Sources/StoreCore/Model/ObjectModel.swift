@@ -30,27 +30,57 @@ public struct ObjectModel: Sendable {
     /// Named configurations: configuration name → entity names. The default configuration
     /// (nil name) holds every entity.
     public let configurations: [String: [String]]
-    /// The model's version identifiers (informational, as in Core Data).
+    /// The model's version identifiers (informational, as in Core Data; an Xcode model's
+    /// "Identifier" field). Written to store metadata as `NSStoreModelVersionIdentifiers`.
     public let versionIdentifiers: [String]
+    /// Named fetch requests stored in the model, in declaration order.
+    public let fetchRequestTemplates: [FetchRequestTemplate]
     private let index: ModelIndex
 
     /// Creates and validates a model from entities.
     public init(
         entities: [EntityDescription], configurations: [String: [String]] = [:],
-        versionIdentifiers: [String] = []
+        versionIdentifiers: [String] = [], fetchRequestTemplates: [FetchRequestTemplate] = []
     ) throws {
         self.entities = entities
         self.configurations = configurations
         self.versionIdentifiers = versionIdentifiers
-        self.index = try ModelIndex(entities: entities, configurations: configurations)
+        self.fetchRequestTemplates = fetchRequestTemplates
+        let index = try ModelIndex(entities: entities, configurations: configurations)
+        try Self.validateFetchParts(entities: entities, templates: fetchRequestTemplates, index: index)
+        self.index = index
     }
 
     /// Creates and validates a model from the entities listed in the builder.
     public init(
         configurations: [String: [String]] = [:], versionIdentifiers: [String] = [],
+        fetchRequestTemplates: [FetchRequestTemplate] = [],
         @ModelBuilder _ entities: () -> [EntityDescription]
     ) throws {
-        try self.init(entities: entities(), configurations: configurations, versionIdentifiers: versionIdentifiers)
+        try self.init(
+            entities: entities(), configurations: configurations, versionIdentifiers: versionIdentifiers,
+            fetchRequestTemplates: fetchRequestTemplates)
+    }
+
+    /// The fetch request template with that name.
+    public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {
+        fetchRequestTemplates.first { $0.name == name }
+    }
+
+    /// The fetch request of a template with its `$variables` substituted (Core Data's
+    /// `fetchRequestFromTemplate(withName:substitutionVariables:)`); 134060 for an unknown name
+    /// or a predicate that does not parse.
+    ///
+    /// ```swift
+    /// let request = try model.fetchRequest(fromTemplateNamed: "AdultUsers", substitutionVariables: ["MIN_AGE": 18])
+    /// ```
+    public func fetchRequest(
+        fromTemplateNamed name: String, substitutionVariables: [String: any PredicateArgument] = [:]
+    ) throws -> FetchRequest {
+        guard let template = fetchRequestTemplate(named: name) else {
+            throw StoreError(.coreData, "The model has no fetch request template named \(name)")
+        }
+        return try FetchRequest(template: template, substitutionVariables: substitutionVariables)
     }
 
     /// Entity names in declaration order.
@@ -125,10 +155,12 @@ public struct ObjectModel: Sendable {
 }
 
 extension ObjectModel: Hashable {
-    /// Models are equal when their entities, configurations and version identifiers are.
+    /// Models are equal when their entities, configurations, version identifiers and fetch
+    /// request templates are.
     public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
         lhs.entities == rhs.entities && lhs.configurations == rhs.configurations
             && lhs.versionIdentifiers == rhs.versionIdentifiers
+            && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
     }
 
     /// Hashes the declared parts.
@@ -136,18 +168,21 @@ extension ObjectModel: Hashable {
         hasher.combine(entities)
         hasher.combine(configurations)
         hasher.combine(versionIdentifiers)
+        hasher.combine(fetchRequestTemplates)
     }
 }
 
 extension ObjectModel: Codable {
-    private enum CodingKeys: String, CodingKey { case entities, configurations, versionIdentifiers }
+    private enum CodingKeys: String, CodingKey { case entities, configurations, versionIdentifiers, fetchRequestTemplates }
 
-    /// Encodes entities, configurations and version identifiers.
+    /// Encodes entities, configurations, version identifiers and fetch request templates (the
+    /// last only when there are some).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(entities, forKey: .entities)
         try c.encode(configurations, forKey: .configurations)
         try c.encode(versionIdentifiers, forKey: .versionIdentifiers)
+        if !fetchRequestTemplates.isEmpty { try c.encode(fetchRequestTemplates, forKey: .fetchRequestTemplates) }
     }
 
     /// Decodes and validates a model.
@@ -156,7 +191,8 @@ extension ObjectModel: Codable {
         try self.init(
             entities: c.decode([EntityDescription].self, forKey: .entities),
             configurations: c.decodeIfPresent([String: [String]].self, forKey: .configurations) ?? [:],
-            versionIdentifiers: c.decodeIfPresent([String].self, forKey: .versionIdentifiers) ?? [])
+            versionIdentifiers: c.decodeIfPresent([String].self, forKey: .versionIdentifiers) ?? [],
+            fetchRequestTemplates: c.decodeIfPresent([FetchRequestTemplate].self, forKey: .fetchRequestTemplates) ?? [])
     }
 
     /// The model as JSON (sorted keys, so the same model always gives the same bytes).
@@ -175,6 +211,69 @@ extension ObjectModel: Codable {
             throw error
         } catch {
             throw StoreError(.coreData, "Invalid model JSON: \(error)")
+        }
+    }
+}
+
+extension ObjectModel {
+    /// Checks what refers to entities and properties besides relationships: fetched properties
+    /// (a known destination, a name no other property of the entity has), fetch indexes and
+    /// uniqueness constraints (known properties), fetch request templates (unique names, known
+    /// entities).
+    private static func validateFetchParts(
+        entities: [EntityDescription], templates: [FetchRequestTemplate], index: ModelIndex
+    ) throws {
+        for entity in entities {
+            guard let resolved = index.entities[entity.name] else { continue }
+            func isProperty(_ name: String) -> Bool {
+                resolved.attributesByName[name] != nil || resolved.relationshipsByName[name] != nil
+            }
+            var fetchedNames: Set<String> = []
+            for fetched in entity.fetchedProperties {
+                let qualified = "\(entity.name).\(fetched.name)"
+                guard !fetched.name.isEmpty, !isProperty(fetched.name), fetchedNames.insert(fetched.name).inserted else {
+                    throw StoreError.invalidModel(
+                        "property \(qualified) is declared twice", entity: entity.name, property: fetched.name)
+                }
+                guard index.entities[fetched.destinationEntityName] != nil else {
+                    throw StoreError.invalidModel(
+                        "fetched property \(qualified) fetches unknown entity \(fetched.destinationEntityName)",
+                        entity: entity.name, property: fetched.name)
+                }
+            }
+            for fetchIndex in entity.fetchIndexes {
+                for element in fetchIndex.elements {
+                    if let property = element.propertyName {
+                        guard isProperty(property) else {
+                            throw StoreError.invalidModel(
+                                "fetch index \(entity.name).\(fetchIndex.name) names unknown property \(property)",
+                                entity: entity.name, property: property)
+                        }
+                    } else if element.expression == nil {
+                        throw StoreError.invalidModel(
+                            "fetch index \(entity.name).\(fetchIndex.name) has an element with neither property nor expression",
+                            entity: entity.name)
+                    }
+                }
+            }
+            for constraint in entity.uniquenessConstraints {
+                for property in constraint where !isProperty(property) {
+                    throw StoreError.invalidModel(
+                        "uniqueness constraint of \(entity.name) names unknown property \(property)",
+                        entity: entity.name, property: property)
+                }
+            }
+        }
+        var templateNames: Set<String> = []
+        for template in templates {
+            guard templateNames.insert(template.name).inserted else {
+                throw StoreError.invalidModel("fetch request template \(template.name) is declared twice")
+            }
+            guard index.entities[template.entityName] != nil else {
+                throw StoreError.invalidModel(
+                    "fetch request template \(template.name) fetches unknown entity \(template.entityName)",
+                    entity: template.entityName)
+            }
         }
     }
 }

@@ -53,4 +53,28 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, destinationEntityName, inverseName, isToMany, isOrdered, isOptional, isTransient, minCount
+        case maxCount, deleteRule, renamingIdentifier, versionHashModifier, userInfo
+    }
+
+    /// Decodes a relationship; every key but `name` and `destinationEntityName` may be missing
+    /// (the DSL's defaults apply).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try c.decode(String.self, forKey: .name), to: try c.decode(String.self, forKey: .destinationEntityName),
+            inverse: try c.decodeIfPresent(String.self, forKey: .inverseName),
+            toMany: try c.decodeIfPresent(Bool.self, forKey: .isToMany) ?? false,
+            ordered: try c.decodeIfPresent(Bool.self, forKey: .isOrdered) ?? false,
+            optional: try c.decodeIfPresent(Bool.self, forKey: .isOptional) ?? true,
+            transient: try c.decodeIfPresent(Bool.self, forKey: .isTransient) ?? false,
+            minCount: try c.decodeIfPresent(Int.self, forKey: .minCount) ?? 0,
+            maxCount: try c.decodeIfPresent(Int.self, forKey: .maxCount) ?? 0,
+            deleteRule: try c.decodeIfPresent(DeleteRule.self, forKey: .deleteRule) ?? .nullify,
+            renamingIdentifier: try c.decodeIfPresent(String.self, forKey: .renamingIdentifier),
+            versionHashModifier: try c.decodeIfPresent(String.self, forKey: .versionHashModifier),
+            userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
+    }
 }

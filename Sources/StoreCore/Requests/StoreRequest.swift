@@ -14,6 +14,8 @@ public enum StoreResult: Sendable, Equatable {
     case objectIDs([ObjectID])
     /// A count.
     case count(Int)
+    /// Dictionaries (a fetch with ``FetchResultType/dictionaries``); nil values are absent.
+    case dictionaries([[String: StoreValue]])
     /// A save succeeded; the new row version of every inserted and updated object.
     case saved(versions: [ObjectID: Int64])
 }

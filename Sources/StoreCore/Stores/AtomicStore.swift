@@ -64,16 +64,14 @@ import Foundation
 /// fail with 134010 (``StoreError/Code/persistentStoreTypeMismatch``) without being modified.
 /// ``save()`` should write through ``AtomicFileWriter`` so a crash never leaves a partial file.
 ///
-/// Relationships of cache nodes always point at nodes of this store, with one exception. When an
-/// object is deleted, the framework removes it from the inverse relationships of the nodes it
-/// was related to — unless the deleted object's relationship has the No Action delete rule: then
-/// the nodes on the other side keep pointing at the deleted object (Core Data's No Action: the
-/// caller owns the integrity), and ``save()`` must cope with a destination that is not in the
-/// cache (``cacheNode(for:)`` is nil), e.g. by writing nil for it; a
-/// save that would leave any other reference to a missing object (a relationship without an
-/// inverse pointing at a deleted object, or at an object of another store) fails with 133000
-/// (``StoreError/Code/managedObjectReferentialIntegrity``) before ``save()`` is called, so a
-/// store never writes a file it could not read back.
+/// Relationships of cache nodes point at nodes of this store only: a save that relates an object
+/// to another store's object fails with 133010 (``StoreError/Code/managedObjectExternalRelationship``)
+/// before ``save()`` is called. When an object is deleted, the framework takes it out of the
+/// inverse relationships of the nodes it was related to — except through a relationship whose
+/// delete rule is No Action, whose destinations keep their dangling reference, as Core Data's
+/// do, until the caller fixes it; relationships without an inverse dangle the same way. A
+/// dangling reference lives in the cache only: ``save()`` writes only references that
+/// ``containsCacheNode(for:)`` confirms, so a file never holds a reference it could not load.
 ///
 /// Thread safety: like every store, an atomic store is used only under its coordinator's lock.
 open class AtomicStore: PersistentStore {
@@ -216,6 +214,13 @@ open class AtomicStore: PersistentStore {
         tables[objectID.entityName]?.node(for: objectID)
     }
 
+    /// Whether the cache holds a node for the ID: false for a reference left dangling by a
+    /// deleted object (No Action, or a relationship without an inverse), which a ``save()``
+    /// must not write.
+    public func containsCacheNode(for objectID: ObjectID) -> Bool {
+        tables[objectID.entityName]?.contains(objectID) ?? false
+    }
+
     /// The nodes of one entity (not its sub-entities), in insertion order.
     public func cacheNodes(ofEntity entityName: String) -> [AtomicStoreCacheNode] {
         tables[entityName]?.nodes ?? []
@@ -275,9 +280,14 @@ open class AtomicStore: PersistentStore {
         }
     }
 
-    func execute(_ request: FetchRequest) -> StoreResult {
+    func execute(_ request: FetchRequest) throws -> StoreResult {
         let nodes = request.matchingEntityNames(in: model).flatMap { tables[$0]?.nodes ?? [] }
-        return QueryEngine.execute(request, over: nodes)
+        return try QueryEngine.execute(request, over: nodes, graph: nodeGraph)
+    }
+
+    /// The cache seen as a graph, for evaluating key paths across relationships.
+    public var nodeGraph: NodeGraph {
+        NodeGraph(model: model, node: { [tables] id in tables[id.entityName]?.node(for: id) })
     }
 
     func obtainPermanentIDs(for objectIDs: [ObjectID]) -> [ObjectID] {
@@ -359,14 +369,11 @@ open class AtomicStore: PersistentStore {
                 try checkReferences(of: current)
             }
         }
-        try checkReferencesWithoutInverse(to: removed)
         return versions
     }
 
-    /// Takes deleted nodes out of the inverse relationships of the nodes they were related to,
-    /// so no remaining node points at them (whatever the context sent for those nodes) — except
-    /// through a relationship whose delete rule is No Action: there the destinations keep their
-    /// dangling reference until the caller fixes it (behaviour #24).
+    /// Takes deleted nodes out of the inverse relationships of the nodes they were related to
+    /// (whatever the context sent for those nodes), except through No Action relationships.
     private func removeFromInverses(_ removed: [AtomicStoreCacheNode]) {
         for deleted in removed {
             for relationship in model.relationships(of: deleted.entityName) where relationship.deleteRule != .noAction {
@@ -387,8 +394,8 @@ open class AtomicStore: PersistentStore {
         }
     }
 
-    /// Fails with 133000 (or 133010 for another store's object) when a relationship of `node`
-    /// points at an object that is not in this store.
+    /// Fails with 133010 when a relationship of `node` points at another store's object, and
+    /// with 134030 for a temporary ID (an object never saved).
     private func checkReferences(of node: AtomicStoreCacheNode) throws {
         for (name, destination) in node.toOne {
             try checkReference(from: node, relationship: name, to: destination)
@@ -401,42 +408,17 @@ open class AtomicStore: PersistentStore {
     }
 
     private func checkReference(from node: AtomicStoreCacheNode, relationship: String, to destination: ObjectID) throws {
-        guard tables[destination.entityName]?.contains(destination) != true else { return }
+        guard destination.storeIdentifier != identifier else { return }
         let source = "\(node.entityName) \(node.objectID.referenceObject?.description ?? "\(node.objectID)")"
-        if let store = destination.storeIdentifier, store != identifier {
+        guard destination.isTemporaryID else {
             throw StoreError(
                 .managedObjectExternalRelationship,
                 "\(source): relationship \(relationship) refers to \(destination), an object of another store; relationships cannot cross stores",
                 objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: relationship)
         }
         throw StoreError(
-            .managedObjectReferentialIntegrity,
-            "\(source): relationship \(relationship) refers to \(destination.entityName) \(destination.referenceObject?.description ?? "\(destination)"), which is not in the store (deleted, or never saved); set the relationship to another object or nil before saving",
+            .persistentStoreSave,
+            "\(source): relationship \(relationship) refers to an object that was never saved (\(destination))",
             objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: relationship)
-    }
-
-    /// Relationships without an inverse cannot be cleaned up from the deleted side; fail when one
-    /// still points at a deleted object.
-    private func checkReferencesWithoutInverse(to removed: [AtomicStoreCacheNode]) throws {
-        guard !removed.isEmpty else { return }
-        let deletedEntities = Set(removed.map(\.entityName))
-        let deleted = Set(removed.map(\.objectID))
-        for entityName in model.entityNames {
-            let oneWay = model.relationships(of: entityName).filter { relationship in
-                relationship.inverseName == nil
-                    && deletedEntities.contains { model.isEntity($0, kindOf: relationship.destinationEntityName) }
-            }
-            guard !oneWay.isEmpty, let table = tables[entityName] else { continue }
-            try table.forEach { node in
-                for relationship in oneWay {
-                    let destinations =
-                        relationship.isToMany
-                        ? node.toMany[relationship.name] ?? [] : node.toOne[relationship.name].map { [$0] } ?? []
-                    for destination in destinations where deleted.contains(destination) {
-                        try checkReference(from: node, relationship: relationship.name, to: destination)
-                    }
-                }
-            }
-        }
     }
 }

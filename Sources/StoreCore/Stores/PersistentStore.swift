@@ -66,13 +66,31 @@ extension PersistentStore {
         return objectID.referenceObject
     }
 
-    /// Metadata with `NSStoreType`, `NSStoreUUID` and the model's description filled in.
+    /// The metadata of a new store: `NSStoreType`, `NSStoreUUID`, the model's entity version
+    /// hashes (`NSStoreModelVersionHashes`, entity name → 32 bytes, for every entity of the
+    /// model), `NSStoreModelVersionHashesVersion` (3), `NSStoreModelVersionIdentifiers`, and the
+    /// model as JSON (`PersistentStores.ModelJSON`), so the store can be checked, inspected and
+    /// migrated without the application's model.
     public static func standardMetadata(identifier: String, model: ObjectModel) -> StoreMetadata {
         var metadata: StoreMetadata = [
             MetadataKey.storeType: .string(storeType),
             MetadataKey.storeUUID: .string(identifier),
             MetadataKey.versionIdentifiers: .array(model.versionIdentifiers.map { .string($0) }),
         ]
+        metadata.merge(Self.modelMetadata(for: model)) { _, new in new }
+        return metadata
+    }
+
+    /// The model-dependent part of ``standardMetadata(identifier:model:)`` (hashes, hashes
+    /// version, version identifiers, model JSON): what a store refreshes when it rewrites a file
+    /// with a model other than the one that created it.
+    public static func modelMetadata(for model: ObjectModel) -> StoreMetadata {
+        var metadata: StoreMetadata = [
+            MetadataKey.versionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+            MetadataKey.versionHashesVersion: .int(ObjectModel.versionHashesVersion),
+            MetadataKey.versionIdentifiers: .array(model.versionIdentifiers.map { .string($0) }),
+        ]
+        // Encoding a validated model cannot fail (every value is a string, number or bool).
         if let json = try? model.jsonData() { metadata[MetadataKey.modelJSON] = .data(json) }
         return metadata
     }

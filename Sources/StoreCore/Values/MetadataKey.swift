@@ -10,6 +10,10 @@ public enum MetadataKey {
     public static let versionHashesVersion = "NSStoreModelVersionHashesVersion"
     /// The model's version identifiers (`NSStoreModelVersionIdentifiers`).
     public static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
+    /// The Core Data version that wrote the store (`NSPersistenceFrameworkVersion`). Only Core
+    /// Data writes it; its presence marks a store whose version hashes this framework does not
+    /// reproduce (see ``ModelCompatibility``).
+    public static let persistenceFrameworkVersion = "NSPersistenceFrameworkVersion"
     /// The model that wrote the store, as JSON data (this framework's own key).
     public static let modelJSON = "PersistentStores.ModelJSON"
     /// The format version of the store file (this framework's own key).

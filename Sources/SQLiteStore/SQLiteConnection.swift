@@ -1,0 +1,232 @@
+import CSQLite
+import Foundation
+import StoreCore
+
+/// One open SQLite database: a thin layer over the sqlite3 C API with a prepared-statement
+/// cache, transactions, and errors mapped to ``StoreError`` (134180 with SQLite's message and
+/// extended result code).
+///
+/// Not thread-safe and not `Sendable`: a connection belongs to one store, which its coordinator
+/// only calls under its lock. The connection is opened in multi-thread mode (`NOMUTEX`) for that
+/// reason.
+final class SQLiteConnection {
+    /// The `sqlite3*` handle.
+    let handle: OpaquePointer
+    /// The database file; nil for an in-memory database.
+    let url: URL?
+    /// Whether the database was opened read-only.
+    let isReadOnly: Bool
+    private var statements: [String: SQLiteStatement] = [:]
+    private var transactionDepth = 0
+
+    /// Opens (or, when `create` is true and not read-only, creates) the database at `url`; an
+    /// in-memory database when `url` is nil.
+    init(url: URL?, readOnly: Bool, create: Bool) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        }
+        let path = url?.path ?? ":memory:"
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(
+                .sqlite, "Cannot open the SQLite database at \(path): \(message) (SQLite error \(rc))", fileURL: url)
+        }
+        self.handle = db
+        self.url = url
+        self.isReadOnly = readOnly
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Errors
+
+    /// The error for a failed call: SQLite's message and extended code, what was being done,
+    /// and the file.
+    func error(_ resultCode: Int32, _ context: String) -> StoreError {
+        let extended = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        let code = extended != 0 ? extended : resultCode
+        return StoreError(
+            .sqlite, "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))) while \(context): \(message)",
+            fileURL: url)
+    }
+
+    /// Throws ``error(_:_:)`` unless `resultCode` is `SQLITE_OK`.
+    func check(_ resultCode: Int32, _ context: @autoclosure () -> String) throws {
+        if resultCode != SQLITE_OK { throw error(resultCode, context()) }
+    }
+
+    // MARK: Statements
+
+    /// Runs one or more statements that take no parameters and return no rows we need (DDL,
+    /// pragmas, transaction control).
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_free(message)
+            let extended = sqlite3_extended_errcode(handle)
+            throw StoreError(
+                .sqlite, "SQLite error \(extended) (\(String(cString: sqlite3_errstr(extended)))) while executing \(sql): \(text)",
+                fileURL: url)
+        }
+    }
+
+    /// A new prepared statement that the caller owns (not cached).
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw error(rc, "preparing \(sql)")
+        }
+        return SQLiteStatement(handle: statement, connection: self, sql: sql)
+    }
+
+    /// The cached prepared statement for `sql`, reset and with its bindings cleared. Statements
+    /// stay prepared for the connection's lifetime, so a query runs without re-parsing.
+    func cached(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw error(rc, "preparing \(sql)")
+        }
+        let wrapped = SQLiteStatement(handle: statement, connection: self, sql: sql)
+        if statements.count >= Self.statementCacheLimit {
+            // Queries built from varying shapes (IN lists, changed-column sets) must not grow the
+            // cache without bound; callers never hold a cached statement across this call.
+            for cachedStatement in statements.values { cachedStatement.finalize() }
+            statements.removeAll(keepingCapacity: true)
+        }
+        statements[sql] = wrapped
+        return wrapped
+    }
+
+    /// The number of cached statements.
+    var cachedStatementCount: Int { statements.count }
+
+    /// How many prepared statements the cache keeps before it starts over.
+    static let statementCacheLimit = 256
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The rowid of the last inserted row.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE`, so a writer takes the lock up front and
+    /// waits for `busy_timeout` instead of failing later); commits when it returns, rolls back
+    /// when it throws. Nested calls run inside the outer transaction through a savepoint.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 {
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            try execute("SAVEPOINT ps_nested")
+            do {
+                let result = try body()
+                try execute("RELEASE ps_nested")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO ps_nested")
+                try? execute("RELEASE ps_nested")
+                throw error
+            }
+        }
+        try execute("BEGIN IMMEDIATE")
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // A failed COMMIT may already have rolled back; ROLLBACK then fails harmlessly.
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction (`BEGIN DEFERRED`), so several queries see one snapshot.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try body() }
+        try execute("BEGIN DEFERRED")
+        transactionDepth = 1
+        defer { transactionDepth = 0 }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Whether a transaction is open.
+    var isInTransaction: Bool { transactionDepth > 0 }
+
+    // MARK: Introspection
+
+    /// The value of a pragma that returns one value (`PRAGMA name`); `name` must be a trusted
+    /// identifier.
+    func pragmaValue(_ name: String) throws -> String? {
+        let statement = try prepare("PRAGMA \(name)")
+        defer { statement.finalize() }
+        guard try statement.step() else { return nil }
+        return statement.isNull(at: 0) ? nil : statement.text(at: 0)
+    }
+
+    /// The names of the tables in the main database.
+    func tableNames() throws -> Set<String> {
+        let statement = try cached("SELECT name FROM sqlite_master WHERE type = 'table'")
+        var names: Set<String> = []
+        while try statement.step() { names.insert(statement.text(at: 0)) }
+        return names
+    }
+
+    /// The column names of a table, in table order; empty when the table does not exist.
+    func columnNames(of table: String) throws -> [String] {
+        let statement = try cached("SELECT name FROM pragma_table_info(?)")
+        statement.bind(text: table, at: 1)
+        var names: [String] = []
+        while try statement.step() { names.append(statement.text(at: 0)) }
+        return names
+    }
+
+    /// The index names of the main database.
+    func indexNames() throws -> Set<String> {
+        let statement = try cached("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%'")
+        var names: Set<String> = []
+        while try statement.step() { names.insert(statement.text(at: 0)) }
+        return names
+    }
+
+    /// Sets the busy timeout: how long a statement waits for another connection's lock.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Quotes an identifier for SQL (`"name"`, inner quotes doubled). Identifiers come from the
+    /// model only; quoting makes any name safe.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,18 @@
+/// Store options the SQLite store understands, besides ``StoreOptionKey``'s (Core Data's names
+/// where Core Data has one).
+///
+/// ```swift
+/// try coordinator.addPersistentStore(type: "SQLite", at: url, options: [
+///     SQLiteOptionKey.pragmas: .dictionary(["journal_mode": "DELETE", "cache_size": "-8000"]),
+///     SQLiteOptionKey.timeout: .double(5),
+/// ])
+/// ```
+public enum SQLiteOptionKey {
+    /// A dictionary of pragma name → value run on every connection after it opens
+    /// (`NSSQLitePragmasOption`). Names must be identifiers and values plain words or numbers;
+    /// anything else fails with 134070 rather than reaching SQL. `journal_mode` defaults to `WAL`.
+    public static let pragmas = "NSSQLitePragmasOption"
+    /// Seconds a statement waits for another connection's lock before failing with SQLITE_BUSY
+    /// (`NSPersistentStoreTimeoutOption`; default 10).
+    public static let timeout = "NSPersistentStoreTimeoutOption"
+}

@@ -1,0 +1,735 @@
+import Foundation
+import StoreCore
+
+/// Compiles predicates, sort keys and dictionary columns of a fetch into SQL over the store's
+/// layout. Values are always bound (numbered parameters `?1`, `?2`, … so the text order never
+/// matters); identifiers come from the schema only.
+///
+/// - To-one key paths (`team.name`) become `LEFT JOIN`s on the fetched table.
+/// - Key paths through a to-many relationship (`posts.title`) become correlated subqueries:
+///   `EXISTS` for `ANY` (and for a key path without modifier), `NOT EXISTS … NOT` for `ALL`,
+///   `NOT EXISTS` for `NONE`; collection operators (`@count`, `@sum`, `@avg`, `@min`, `@max`)
+///   and `SUBQUERY(…)` become scalar subqueries with the aggregate.
+/// - `[c]`, `[d]`, `LIKE`, `MATCHES`, `ENDSWITH`, `CONTAINS` call the functions of
+///   ``SQLiteFunctions``; `BEGINSWITH` without options is a range on the column, so an index
+///   serves it.
+/// - Comparisons keep the evaluator's two-valued logic: a comparison with nil is false, and
+///   `NOT` turns SQL's unknown into true (`NOT COALESCE(…, 0)`).
+///
+/// Anything it cannot translate is an error; nothing falls back to loading the table.
+final class SQLiteQueryCompiler {
+    /// Where the joins of a row source go: the fetch's `FROM`, or a subquery's.
+    final class Joins {
+        /// `FROM` items and joins, in order (the first item of a subquery is its base table).
+        var clauses: [String] = []
+        /// Aliases already joined, by the SQL of the key they join on.
+        var joined: [String: String] = [:]
+    }
+
+    /// An object in SQL: its primary key, its entity number when it can vary, and where joins
+    /// from it go.
+    struct ObjectRef {
+        /// SQL of the object's `Z_PK` (a foreign-key column, or `alias.Z_PK`).
+        let key: String
+        /// SQL of the object's `Z_ENT`, when the declared entity has sub-entities.
+        let entityNumber: String?
+        /// The declared entity.
+        let entity: String
+        /// Where a join to the object's row goes.
+        let joins: Joins
+        /// The alias of the object's row, when it is already in a `FROM`.
+        var alias: String?
+    }
+
+    /// The rows of a to-many key path: a subquery's `FROM` and its conditions.
+    final class Collection {
+        let joins = Joins()
+        var conditions: [String] = []
+
+        func from() -> String { joins.clauses.joined(separator: " ") }
+        func whereClause() -> String { conditions.isEmpty ? "1" : conditions.joined(separator: " AND ") }
+    }
+
+    /// A compiled expression.
+    indirect enum Value {
+        /// An attribute column.
+        case column(String, AttributeType)
+        /// A computed scalar (arithmetic, aggregate); its type when known.
+        case computed(String, AttributeType?)
+        /// An object.
+        case object(ObjectRef)
+        /// A constant, bound when its counterpart's type is known.
+        case constant(StoreValue)
+        /// A literal collection (`{1, 2}`, an array argument).
+        case list([Value])
+        /// The elements of a to-many key path: `element` inside `collection`'s subquery.
+        case collection(Collection, element: Value)
+    }
+
+    /// What a constant is compared with.
+    enum Domain {
+        case attribute(AttributeType)
+        case number
+        case object(String)
+        case unknown
+    }
+
+    let schema: SQLiteSchema
+    let model: ObjectModel
+    let storeIdentifier: String
+    let now: Date
+    /// The parameters, in `?n` order.
+    private(set) var parameters: [StoreValue] = []
+    /// The joins of the fetched table `t0`.
+    let rootJoins = Joins()
+    /// The fetched rows.
+    let root: ObjectRef
+    private var aliasCount = 0
+    private var selfObject: ObjectRef
+    private var variables: [String: Value] = [:]
+
+    init(schema: SQLiteSchema, model: ObjectModel, storeIdentifier: String, entity: SQLiteEntityMapping, now: Date = Date()) {
+        self.schema = schema
+        self.model = model
+        self.storeIdentifier = storeIdentifier
+        self.now = now
+        root = ObjectRef(
+            key: "t0.Z_PK", entityNumber: (schema.entities[entity.root]?.numbersWithDescendants.count ?? 1) > 1 ? "t0.Z_ENT" : nil,
+            entity: entity.name, joins: rootJoins, alias: "t0")
+        selfObject = root
+    }
+
+    /// A new numbered parameter for `value`.
+    func parameter(_ value: StoreValue) -> String {
+        parameters.append(value)
+        return "?\(parameters.count)"
+    }
+
+    private func newAlias(_ prefix: String) -> String {
+        aliasCount += 1
+        return "\(prefix)\(aliasCount)"
+    }
+
+    private static func q(_ identifier: String) -> String { SQLiteSchema.sql(identifier) }
+
+    private func unsupported(_ what: String) -> StoreError {
+        StoreError(.coreData, "The SQLite store cannot compile \(what)")
+    }
+
+    // MARK: Predicates
+
+    /// The SQL condition of a predicate (true rows only; unknown counts as false).
+    func condition(_ predicate: FetchPredicate) throws -> String {
+        switch predicate {
+        case .truePredicate: return "1"
+        case .falsePredicate: return "0"
+        case .and(let parts):
+            if parts.isEmpty { return "1" }
+            return "(" + (try parts.map(condition).joined(separator: " AND ")) + ")"
+        case .or(let parts):
+            if parts.isEmpty { return "0" }
+            return "(" + (try parts.map(condition).joined(separator: " OR ")) + ")"
+        case .not(let inner):
+            return "(NOT COALESCE(\(try condition(inner)), 0))"
+        case .comparison(let comparison):
+            return try condition(comparison)
+        }
+    }
+
+    private func isConstant(_ expression: FetchExpression) -> Bool {
+        switch expression {
+        case .constant, .now: return true
+        case .collection(let items): return items.allSatisfy(isConstant)
+        case .arithmetic(_, let lhs, let rhs): return isConstant(lhs) && isConstant(rhs)
+        case .variable(let name): return variables[name] == nil
+        case .evaluatedObject, .keyPath, .subquery: return false
+        }
+    }
+
+    private func condition(_ c: ComparisonPredicate) throws -> String {
+        if isConstant(c.lhs) && isConstant(c.rhs) {
+            // Nothing from the row: the evaluator decides once (and reports its errors).
+            let evaluator = PredicateEvaluator(now: now)
+            return try evaluator.evaluate(.comparison(c), with: [String: StoreValue]()) ? "1" : "0"
+        }
+        let lhs = try value(c.lhs)
+        let rhs = try value(c.rhs)
+        if case .collection(let collection, let element) = lhs {
+            if c.op == .contains && c.modifier == .direct, case .object = element {
+                // `users CONTAINS %@`: membership.
+                return "EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(try compare(element, .equalTo, rhs, c)))"
+            }
+            let test = try compare(element, c.op, rhs, c)
+            switch c.modifier {
+            case .direct, .any:
+                return "EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(test))"
+            case .all:
+                return "(NOT EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND NOT COALESCE(\(test), 0)))"
+            case .none:
+                return "(NOT EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(test)))"
+            }
+        }
+        if case .collection(let collection, let element) = rhs {
+            guard c.op == .in || c.op == .equalTo || c.op == .notEqualTo else { return c.op == .notEqualTo ? "1" : "0" }
+            if c.op == .in {
+                // `%@ IN tags`: membership.
+                let test = try compare(lhs, .equalTo, element, c)
+                return "EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(test))"
+            }
+            // A single value never equals a collection.
+            return c.op == .notEqualTo ? "1" : "0"
+        }
+        let test = try compare(lhs, c.op, rhs, c)
+        switch c.modifier {
+        case .direct, .any: return test
+        case .all, .none:
+            // A single value is a collection of one (none for nil).
+            let nullTest: String
+            switch lhs {
+            case .column(let sql, _), .computed(let sql, _): nullTest = "\(sql) IS NULL"
+            case .object(let ref): nullTest = "\(ref.key) IS NULL"
+            default: nullTest = "0"
+            }
+            return c.modifier == .all ? "(\(nullTest) OR COALESCE(\(test), 0))" : "(\(nullTest) OR NOT COALESCE(\(test), 0))"
+        }
+    }
+
+    // MARK: Comparisons of single values
+
+    private func domain(of value: Value) -> Domain {
+        switch value {
+        case .column(_, let type): return .attribute(type)
+        case .computed(_, let type): return type.map(Domain.attribute) ?? .number
+        case .object(let ref): return .object(ref.entity)
+        case .constant(let constant):
+            switch constant {
+            case .int, .double, .decimal, .bool: return .number
+            case .string: return .attribute(.string)
+            case .date: return .attribute(.date)
+            case .data: return .attribute(.binaryData)
+            case .uuid: return .attribute(.uuid)
+            case .uri: return .attribute(.uri)
+            case .objectID(let id): return .object(id.entityName)
+            case .null: return .unknown
+            }
+        case .list, .collection: return .unknown
+        }
+    }
+
+    private static func isString(_ domain: Domain) -> Bool {
+        if case .attribute(.string) = domain { return true }
+        return false
+    }
+
+    /// The constant as the counterpart stores it, bound; nil when it can never compare equal
+    /// or ordered with it (a string against a number, an object of another store …).
+    private func bind(_ constant: StoreValue, for domain: Domain, options: ComparisonPredicate.Options = []) -> String? {
+        func number(_ value: StoreValue) -> StoreValue? {
+            switch value {
+            case .int, .double: return value
+            case .bool(let b): return .int(b ? 1 : 0)
+            case .decimal(let d):
+                let n = NSDecimalNumber(decimal: d)
+                return Decimal(n.int64Value) == d ? .int(n.int64Value) : .double(n.doubleValue)
+            default: return nil
+            }
+        }
+        switch domain {
+        case .attribute(let type):
+            switch type {
+            case .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean:
+                return number(constant).map(parameter)
+            case .string:
+                guard case .string(let text) = constant else { return nil }
+                return parameter(.string(options.fold(text)))
+            case .date:
+                guard case .date(let date) = constant else { return nil }
+                return parameter(.double(date.timeIntervalSinceReferenceDate))
+            case .binaryData, .transformable:
+                guard case .data = constant else { return nil }
+                return parameter(constant)
+            case .uuid:
+                guard case .uuid = constant else { return nil }
+                return parameter(constant)
+            case .uri:
+                guard case .uri(let url) = constant else { return nil }
+                return parameter(.string(url.absoluteString))
+            case .objectID:
+                guard case .objectID(let id) = constant else { return nil }
+                return parameter(.string(id.uriRepresentation.absoluteString))
+            }
+        case .number:
+            if case .date(let date) = constant { return parameter(.double(date.timeIntervalSinceReferenceDate)) }
+            return number(constant).map(parameter)
+        case .object:
+            return nil  // objects are compared through compareObject
+        case .unknown:
+            switch constant {
+            case .date(let date): return parameter(.double(date.timeIntervalSinceReferenceDate))
+            case .bool(let b): return parameter(.int(b ? 1 : 0))
+            case .string(let text): return parameter(.string(options.fold(text)))
+            default: return number(constant).map(parameter) ?? parameter(constant)
+            }
+        }
+    }
+
+    /// The SQL of a single value as an operand; constants are bound for `domain`.
+    private func operand(_ value: Value, for domain: Domain, options: ComparisonPredicate.Options) throws -> String? {
+        switch value {
+        case .column(let sql, let type):
+            return type == .string && options.folds ? "ps_fold(\(sql), \(options.rawValue & 3))" : sql
+        case .computed(let sql, let type):
+            return type == .string && options.folds ? "ps_fold(\(sql), \(options.rawValue & 3))" : sql
+        case .object(let ref): return ref.key
+        case .constant(let constant): return bind(constant, for: domain, options: options)
+        case .list, .collection: throw unsupported("a collection where a single value is needed")
+        }
+    }
+
+    /// `lhs op rhs` for single values (rhs may be a list for IN and BETWEEN).
+    private func compare(_ lhs: Value, _ op: ComparisonPredicate.Operator, _ rhs: Value, _ c: ComparisonPredicate) throws -> String {
+        let options = c.options
+        // Objects compare by key (and entity when it can vary).
+        if case .object = lhs { return try compareObject(lhs, op, rhs) }
+        if case .object = rhs, op != .in { return try compareObject(rhs, op, lhs) }
+        // nil constants.
+        if case .constant(.null) = rhs { return nullComparison(lhs, op) }
+        if case .constant(.null) = lhs {
+            switch op {
+            case .equalTo, .notEqualTo: return nullComparison(rhs, op)
+            default: return "0"
+            }
+        }
+        let lhsDomain = domain(of: lhs)
+        let rhsDomain = domain(of: rhs)
+        let folding = Self.isString(lhsDomain) && options.folds ? options : []
+        switch op {
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            let stringFolding = Self.isString(lhsDomain) || Self.isString(rhsDomain) ? options : []
+            guard let l = try operand(lhs, for: rhsDomain, options: stringFolding),
+                let r = try operand(rhs, for: lhsDomain, options: stringFolding)
+            else { return op == .notEqualTo ? "1" : "0" }
+            let constantSide: Bool = {
+                if case .constant = lhs { return true }
+                if case .constant = rhs { return true }
+                return false
+            }()
+            switch op {
+            case .equalTo: return constantSide ? "(\(l) = \(r))" : "(\(l) IS \(r))"
+            case .notEqualTo: return "(\(l) IS NOT \(r))"
+            case .lessThan: return "(\(l) < \(r))"
+            case .lessThanOrEqualTo: return "(\(l) <= \(r))"
+            case .greaterThan: return "(\(l) > \(r))"
+            default: return "(\(l) >= \(r))"
+            }
+        case .between:
+            let bounds: [Value]
+            switch rhs {
+            case .list(let items): bounds = items
+            default: bounds = []
+            }
+            guard bounds.count == 2 else {
+                throw StoreError(.coreData, "BETWEEN needs exactly two bounds {low, high}, found \(c.rhs)")
+            }
+            guard let l = try operand(lhs, for: .unknown, options: folding) else { return "0" }
+            var parts: [String] = []
+            for (bound, symbol) in zip(bounds, [">=", "<="]) {
+                if case .constant(.null) = bound { return "0" }
+                guard let b = try operand(bound, for: lhsDomain, options: folding) else { return "0" }
+                parts.append("\(l) \(symbol) \(b)")
+            }
+            return "(" + parts.joined(separator: " AND ") + ")"
+        case .in:
+            switch rhs {
+            case .list(let items):
+                guard let l = try operand(lhs, for: .unknown, options: folding) else { return "0" }
+                var members: [String] = []
+                var matchesNil = false
+                for item in items {
+                    if case .constant(.null) = item {
+                        matchesNil = true
+                        continue
+                    }
+                    if let sql = try operand(item, for: lhsDomain, options: folding) { members.append(sql) }
+                }
+                var tests: [String] = []
+                if !members.isEmpty { tests.append("\(l) IN (\(members.joined(separator: ", ")))") }
+                if matchesNil { tests.append("\(l) IS NULL") }
+                return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+            case .constant(.string), .column(_, .string), .computed(_, .string):
+                // `name IN 'text'`: a substring test.
+                return try stringTest("ps_contains", subject: rhs, pattern: lhs, options: options)
+            default:
+                return try compare(lhs, .equalTo, rhs, c)
+            }
+        case .contains:
+            if case .list(let items) = lhs {
+                return try compare(rhs, .in, .list(items), c)
+            }
+            return try stringTest("ps_contains", subject: lhs, pattern: rhs, options: options)
+        case .beginsWith:
+            if case .constant(.string(let prefix)) = rhs, case .column(let column, .string) = lhs {
+                return prefixRange(column, prefix: prefix, options: options)
+            }
+            return try stringTest("ps_beginswith", subject: lhs, pattern: rhs, options: options)
+        case .endsWith:
+            return try stringTest("ps_endswith", subject: lhs, pattern: rhs, options: options)
+        case .like:
+            return try stringTest("ps_like", subject: lhs, pattern: rhs, options: options)
+        case .matches:
+            guard let subject = try stringOperand(lhs, fold: []), let pattern = try stringOperand(rhs, fold: []) else { return "0" }
+            if case .constant(.string(let text)) = rhs {
+                _ = try PatternMatcher.regularExpression(text, options: options)  // reports a bad pattern now
+            }
+            return "ps_matches(\(subject), \(pattern), \(options.rawValue & 3))"
+        }
+    }
+
+    /// A string operand folded by `fold`; nil for a constant that is not a string.
+    private func stringOperand(_ value: Value, fold: ComparisonPredicate.Options) throws -> String? {
+        switch value {
+        case .constant(.string(let text)): return parameter(.string(fold.fold(text)))
+        case .constant: return nil
+        default: return try operand(value, for: .attribute(.string), options: fold)
+        }
+    }
+
+    private func stringTest(_ function: String, subject: Value, pattern: Value, options: ComparisonPredicate.Options) throws -> String {
+        let fold = options.folds ? options : []
+        guard let s = try stringOperand(subject, fold: fold), let p = try stringOperand(pattern, fold: fold) else { return "0" }
+        return "\(function)(\(s), \(p))"
+    }
+
+    /// `BEGINSWITH` on a column as a range (`column >= prefix AND column < prefix⁺`), which an
+    /// index on the column serves; with `[c]`/`[d]` both sides are folded first.
+    private func prefixRange(_ column: String, prefix: String, options: ComparisonPredicate.Options) -> String {
+        let fold = options.folds ? options : []
+        let subject = fold.isEmpty ? column : "ps_fold(\(column), \(fold.rawValue & 3))"
+        let folded = fold.fold(prefix)
+        if folded.isEmpty { return "(\(subject) IS NOT NULL AND typeof(\(subject)) = 'text')" }
+        guard let upper = Self.successor(ofPrefix: folded) else {
+            return "ps_beginswith(\(subject), \(parameter(.string(folded))))"
+        }
+        return "(\(subject) >= \(parameter(.string(folded))) AND \(subject) < \(parameter(.string(upper))))"
+    }
+
+    /// The smallest string greater than every string that starts with `prefix`: its last
+    /// scalar incremented (nil when it is the last scalar there is).
+    static func successor(ofPrefix prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        guard let last = scalars.popLast() else { return nil }
+        var next = last.value + 1
+        if next == 0xD800 { next = 0xE000 }
+        guard let scalar = Unicode.Scalar(next) else { return nil }
+        scalars.append(scalar)
+        var result = ""
+        result.unicodeScalars.append(contentsOf: scalars)
+        return result
+    }
+
+    private func nullComparison(_ value: Value, _ op: ComparisonPredicate.Operator) -> String {
+        let sql: String
+        switch value {
+        case .column(let s, _), .computed(let s, _): sql = s
+        case .object(let ref): sql = ref.key
+        case .constant(let constant):
+            let isNull = constant.isNull
+            switch op {
+            case .equalTo: return isNull ? "1" : "0"
+            case .notEqualTo: return isNull ? "0" : "1"
+            default: return "0"
+            }
+        case .list, .collection: return op == .notEqualTo ? "1" : "0"
+        }
+        switch op {
+        case .equalTo: return "(\(sql) IS NULL)"
+        case .notEqualTo: return "(\(sql) IS NOT NULL)"
+        default: return "0"
+        }
+    }
+
+    /// Comparisons where one side is an object: by primary key and entity.
+    private func compareObject(_ objectValue: Value, _ op: ComparisonPredicate.Operator, _ other: Value) throws -> String {
+        guard case .object(let ref) = objectValue else { return "0" }
+        switch op {
+        case .equalTo, .notEqualTo:
+            let equal: String
+            switch other {
+            case .constant(.null):
+                return op == .equalTo ? "(\(ref.key) IS NULL)" : "(\(ref.key) IS NOT NULL)"
+            case .constant(let constant):
+                equal = objectEquals(ref, constant)
+            case .object(let otherRef):
+                var parts = ["\(ref.key) IS \(otherRef.key)"]
+                if let a = ref.entityNumber, let b = otherRef.entityNumber { parts.append("\(a) IS \(b)") }
+                equal = "(" + parts.joined(separator: " AND ") + ")"
+            default:
+                equal = "0"
+            }
+            return op == .equalTo ? equal : "(NOT COALESCE(\(equal), 0))"
+        case .in:
+            guard case .list(let items) = other else { return try compareObject(objectValue, .equalTo, other) }
+            let tests = items.map { item -> String in
+                if case .constant(let constant) = item {
+                    return constant.isNull ? "\(ref.key) IS NULL" : objectEquals(ref, constant)
+                }
+                return "0"
+            }.filter { $0 != "0" }
+            return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+        default:
+            return "0"
+        }
+    }
+
+    /// Whether the object is the one an object-ID constant names.
+    private func objectEquals(_ ref: ObjectRef, _ constant: StoreValue) -> String {
+        guard case .objectID(let id) = constant, id.storeIdentifier == storeIdentifier, case .int(let key)? = id.referenceObject,
+            let number = schema.entityNumbers[id.entityName],
+            model.rootEntityName(of: id.entityName) == model.rootEntityName(of: ref.entity)
+        else { return "0" }
+        if let entityNumber = ref.entityNumber {
+            return "(\(ref.key) = \(parameter(.int(key))) AND \(entityNumber) = \(number))"
+        }
+        return id.entityName == ref.entity || model.isEntity(id.entityName, kindOf: ref.entity)
+            ? "(\(ref.key) = \(parameter(.int(key))))" : "0"
+    }
+
+    // MARK: Expressions
+
+    /// The compiled form of an expression on the current object.
+    func value(_ expression: FetchExpression) throws -> Value {
+        switch expression {
+        case .constant(let constant): return .constant(constant)
+        case .now: return .constant(.date(now))
+        case .collection(let items): return .list(try items.map(value))
+        case .evaluatedObject: return .object(selfObject)
+        case .variable(let name):
+            guard let bound = variables[name] else {
+                throw StoreError(
+                    .coreData,
+                    "The predicate variable $\(name) has no value; give it with withSubstitutionVariables([\"\(name)\": …])")
+            }
+            return bound
+        case .keyPath(let base, let components):
+            return try follow(components[...], from: try value(base), collection: nil)
+        case .subquery(let collectionExpression, let variable, let predicate):
+            guard case .collection(let collection, let element) = try value(collectionExpression) else {
+                throw unsupported("SUBQUERY over \(collectionExpression), which is not a to-many key path")
+            }
+            let savedSelf = selfObject
+            let savedVariables = variables
+            defer {
+                selfObject = savedSelf
+                variables = savedVariables
+            }
+            variables[variable] = element
+            if case .object(let ref) = element { selfObject = ref }
+            collection.conditions.append(try condition(predicate))
+            return .collection(collection, element: element)
+        case .arithmetic(let op, let lhsExpression, let rhsExpression):
+            if isConstant(lhsExpression) && isConstant(rhsExpression) {
+                let evaluator = PredicateEvaluator(now: now)
+                return .constant(try evaluator.value(of: expression, with: [String: StoreValue]()))
+            }
+            let lhs = try value(lhsExpression)
+            let rhs = try value(rhsExpression)
+            let lhsDomain = domain(of: lhs)
+            let rhsDomain = domain(of: rhs)
+            func isDate(_ d: Domain) -> Bool {
+                if case .attribute(.date) = d { return true }
+                return false
+            }
+            guard let l = try operand(lhs, for: isDate(rhsDomain) ? .attribute(.date) : .number, options: []),
+                let r = try operand(rhs, for: isDate(lhsDomain) ? .attribute(.date) : .number, options: [])
+            else { return .constant(.null) }
+            let type: AttributeType?
+            switch (isDate(lhsDomain), isDate(rhsDomain), op) {
+            case (true, true, .subtract): type = .double
+            case (true, false, .add), (true, false, .subtract), (false, true, .add): type = .date
+            default: type = nil
+            }
+            if op == .divide { return .computed("(CAST(\(l) AS REAL) / \(r))", .double) }
+            return .computed("(\(l) \(op.rawValue) \(r))", type)
+        }
+    }
+
+    /// The row alias of an object, joining its table into `ref.joins` when needed.
+    private func alias(of ref: ObjectRef) throws -> String {
+        if let alias = ref.alias { return alias }
+        if let joined = ref.joins.joined[ref.key] { return joined }
+        guard let mapping = schema.entities[ref.entity] else {
+            throw unsupported("a key path through entity \(ref.entity), which this store does not hold")
+        }
+        let alias = newAlias("t")
+        ref.joins.clauses.append("LEFT JOIN \(Self.q(mapping.table)) \(alias) ON \(alias).Z_PK = \(ref.key)")
+        ref.joins.joined[ref.key] = alias
+        return alias
+    }
+
+    /// Follows key-path components: to-one hops join, to-many hops open (or extend) a
+    /// collection subquery, collection operators aggregate over it.
+    private func follow(
+        _ components: ArraySlice<FetchExpression.KeyPathComponent>, from start: Value, collection: Collection?
+    ) throws -> Value {
+        var current = start
+        var collection = collection
+        var index = components.startIndex
+        while index < components.endIndex {
+            let component = components[index]
+            index += 1
+            switch component {
+            case .collectionOperator(let op):
+                if case .collection(let inner, let element) = current {
+                    current = element
+                    collection = inner
+                }
+                let rest = components[index...]
+                let element = rest.isEmpty ? current : try follow(rest, from: current, collection: nil)
+                return try aggregate(op, element: element, collection: collection)
+            case .key(let key):
+                if case .collection(let inner, let element) = current {
+                    current = element
+                    collection = inner
+                }
+                guard case .object(let ref) = current else {
+                    // A key after an attribute reads nil, as in the evaluator.
+                    current = .constant(.null)
+                    continue
+                }
+                if let attribute = model.attribute(key, of: ref.entity) {
+                    guard let mapping = schema.entities[ref.entity],
+                        let column = mapping.attributes.first(where: { $0.name == key })
+                    else {
+                        current = .constant(.null)  // transient: never stored
+                        _ = attribute
+                        continue
+                    }
+                    current = .column("\(try alias(of: ref)).\(Self.q(column.column))", column.type)
+                    continue
+                }
+                guard let relationship = model.relationship(key, of: ref.entity), let mapping = schema.entities[ref.entity],
+                    let storage = mapping.relationships[key], let destination = schema.entities[relationship.destinationEntityName]
+                else {
+                    throw unsupported("the key \(key) of entity \(ref.entity)")
+                }
+                let source = try alias(of: ref)
+                let destinationVaries = destination.numbersWithDescendants.count > 1
+                switch storage {
+                case .toOne(let column, let entityColumn):
+                    current = .object(
+                        ObjectRef(
+                            key: "\(source).\(Self.q(column))", entityNumber: entityColumn.map { "\(source).\(Self.q($0))" },
+                            entity: destination.name, joins: ref.joins, alias: nil))
+                case .toManyThroughInverse(let table, let column, _), .toManyWithoutInverse(let table, let column, _):
+                    let target = newAlias("d")
+                    let opened = collection ?? Collection()
+                    if collection == nil {
+                        opened.joins.clauses.append("\(Self.q(table)) \(target)")
+                        opened.conditions.append("\(target).\(Self.q(column)) = \(source).Z_PK")
+                    } else {
+                        opened.joins.clauses.append("JOIN \(Self.q(table)) \(target) ON \(target).\(Self.q(column)) = \(source).Z_PK")
+                    }
+                    collection = opened
+                    current = .object(
+                        ObjectRef(
+                            key: "\(target).Z_PK", entityNumber: destinationVaries ? "\(target).Z_ENT" : nil, entity: destination.name,
+                            joins: opened.joins, alias: target))
+                case .manyToMany(let table, let sourceColumn, let destinationColumn, _):
+                    let link = newAlias("j")
+                    let target = newAlias("d")
+                    let opened = collection ?? Collection()
+                    let join = "JOIN \(Self.q(destination.table)) \(target) ON \(target).Z_PK = \(link).\(Self.q(destinationColumn))"
+                    if collection == nil {
+                        opened.joins.clauses.append("\(Self.q(table)) \(link) \(join)")
+                        opened.conditions.append("\(link).\(Self.q(sourceColumn)) = \(source).Z_PK")
+                    } else {
+                        opened.joins.clauses.append(
+                            "JOIN \(Self.q(table)) \(link) ON \(link).\(Self.q(sourceColumn)) = \(source).Z_PK \(join)")
+                    }
+                    collection = opened
+                    current = .object(
+                        ObjectRef(
+                            key: "\(target).Z_PK", entityNumber: destinationVaries ? "\(target).Z_ENT" : nil, entity: destination.name,
+                            joins: opened.joins, alias: target))
+                }
+            }
+        }
+        if let collection { return .collection(collection, element: current) }
+        return current
+    }
+
+    /// A collection operator over the elements of `collection` (or over a single value).
+    private func aggregate(_ op: FetchExpression.CollectionOperator, element: Value, collection: Collection?) throws -> Value {
+        let elementSQL: String
+        var type: AttributeType?
+        switch element {
+        case .column(let sql, let t):
+            elementSQL = sql
+            type = t
+        case .computed(let sql, let t):
+            elementSQL = sql
+            type = t
+        case .object(let ref): elementSQL = ref.key
+        case .constant(.null): elementSQL = "NULL"
+        case .constant(let constant): elementSQL = bind(constant, for: .unknown) ?? "NULL"
+        case .list, .collection: throw unsupported("a collection operator over a nested collection")
+        }
+        let function: String
+        switch op {
+        case .count:
+            function = "COUNT(\(elementSQL))"
+            type = .integer64
+        case .sum: function = "COALESCE(SUM(\(elementSQL)), 0)"
+        case .avg:
+            function = "AVG(\(elementSQL))"
+            type = .double
+        case .min: function = "MIN(\(elementSQL))"
+        case .max: function = "MAX(\(elementSQL))"
+        }
+        if type == .boolean || type == .integer16 || type == .integer32 { type = op == .avg ? .double : .integer64 }
+        guard let collection else {
+            // A single value is a collection of one (none for nil).
+            switch op {
+            case .count: return .computed("(CASE WHEN \(elementSQL) IS NULL THEN 0 ELSE 1 END)", .integer64)
+            case .sum: return .computed("COALESCE(\(elementSQL), 0)", type)
+            case .avg: return .computed("CAST(\(elementSQL) AS REAL)", .double)
+            case .min, .max: return .computed(elementSQL, type)
+            }
+        }
+        return .computed("(SELECT \(function) FROM \(collection.from()) WHERE \(collection.whereClause()))", type)
+    }
+}
+
+extension SQLiteQueryCompiler {
+    /// The `ORDER BY` terms of a sort key: the key path's value (folded for case- or
+    /// diacritic-insensitive comparisons), nil first ascending as in memory. An object sorts as
+    /// its URI does (entity name, then `p<key>` as text).
+    func orderTerms(for key: SortKey) throws -> [String] {
+        let direction = key.ascending ? "ASC" : "DESC"
+        switch try value(key.expression) {
+        case .column(let sql, .string), .computed(let sql, .some(.string)):
+            switch key.comparison {
+            case .binary: return ["\(sql) \(direction)"]
+            case .caseInsensitive: return ["ps_fold(\(sql), 1) \(direction)"]
+            case .caseDiacriticInsensitive, .localizedCaseInsensitive: return ["ps_fold(\(sql), 3) \(direction)"]
+            case .localized: return ["ps_fold(\(sql), 3) \(direction)", "\(sql) \(direction)"]
+            }
+        case .column(let sql, _), .computed(let sql, _):
+            return ["\(sql) \(direction)"]
+        case .object(let ref):
+            let name: String
+            if let number = ref.entityNumber {
+                let cases = schema.entityNumbers.filter { model.isEntity($0.key, kindOf: ref.entity) }.sorted { $0.value < $1.value }
+                    .map { "WHEN \($0.value) THEN \(parameter(.string($0.key)))" }
+                name = "CASE \(number) \(cases.joined(separator: " ")) END"
+            } else {
+                name = parameter(.string(ref.entity))
+            }
+            return ["(CASE WHEN \(ref.key) IS NULL THEN NULL ELSE \(name) || '/p' || \(ref.key) END) \(direction)"]
+        case .constant:
+            return []
+        case .list, .collection:
+            throw StoreError(.coreData, "The sort key \(key.keyPath) passes through a to-many relationship")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import StoreCore
+
+/// Reads rows of one table into nodes: the select list for a set of entities (their columns'
+/// union, as rows of different sub-entities share the root's table) and, per `Z_ENT`, which
+/// select position holds which property. Built once per entity set and reused.
+struct SQLiteRowReader {
+    private struct AttributeSlot {
+        let name: String
+        let index: Int32
+        let type: AttributeType
+    }
+
+    private struct ToOneSlot {
+        let name: String
+        let index: Int32
+        let entityIndex: Int32?
+        let destination: String
+    }
+
+    private struct Plan {
+        let entityName: String
+        let attributes: [AttributeSlot]
+        let toOnes: [ToOneSlot]
+    }
+
+    /// The columns to select after `Z_PK, Z_ENT, Z_OPT`.
+    let columns: [String]
+    private let plans: [Int: Plan]
+
+    /// A reader for rows of the given entities (all of one table).
+    init(entities: [SQLiteEntityMapping]) {
+        var columns: [String] = []
+        var positions: [String: Int32] = [:]
+        func position(_ column: String) -> Int32 {
+            if let existing = positions[column] { return existing }
+            let index = Int32(3 + columns.count)
+            columns.append(column)
+            positions[column] = index
+            return index
+        }
+        var plans: [Int: Plan] = [:]
+        for entity in entities {
+            let attributes = entity.attributes.map { AttributeSlot(name: $0.name, index: position($0.column), type: $0.type) }
+            let toOnes = entity.toOnes.map {
+                ToOneSlot(
+                    name: $0.name, index: position($0.column), entityIndex: $0.entityColumn.map(position),
+                    destination: $0.destination)
+            }
+            plans[entity.number] = Plan(entityName: entity.name, attributes: attributes, toOnes: toOnes)
+        }
+        self.columns = columns
+        self.plans = plans
+    }
+
+    /// The select list, each column prefixed by `alias.` when given.
+    func selectList(alias: String? = nil) -> String {
+        let prefix = alias.map { "\($0)." } ?? ""
+        return (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { prefix + SQLiteSchema.sql($0) }.joined(separator: ", ")
+    }
+
+    /// The node of the current row (`Z_PK, Z_ENT, Z_OPT` at positions 0–2). To-many
+    /// relationships are left out (faults).
+    func node(from statement: SQLiteStatement, store: String, schema: SQLiteSchema, url: URL?) throws -> StoreNode {
+        let key = statement.int64(at: 0)
+        let number = Int(statement.int64(at: 1))
+        guard let plan = plans[number] else {
+            throw StoreError(
+                .persistentStoreOpen,
+                "Row \(key) of the store at \(url?.path ?? "(memory)") has entity number \(number), which is not one of the entities read",
+                fileURL: url)
+        }
+        var attributes: [String: StoreValue] = Dictionary(minimumCapacity: plan.attributes.count)
+        for slot in plan.attributes {
+            if let value = try SQLiteValueCoder.read(
+                statement, at: slot.index, as: slot.type,
+                describe: { "\(plan.entityName).\(slot.name) of row \(key) in \(url?.path ?? "(memory)")" })
+            {
+                attributes[slot.name] = value
+            }
+        }
+        var toOne: [String: ObjectID] = [:]
+        if !plan.toOnes.isEmpty {
+            toOne.reserveCapacity(plan.toOnes.count)
+            for slot in plan.toOnes where !statement.isNull(at: slot.index) {
+                let destinationKey = statement.int64(at: slot.index)
+                var destination = slot.destination
+                if let entityIndex = slot.entityIndex, !statement.isNull(at: entityIndex) {
+                    let destinationNumber = Int(statement.int64(at: entityIndex))
+                    guard let name = schema.entityNames[destinationNumber] else {
+                        throw StoreError(
+                            .persistentStoreOpen,
+                            "\(plan.entityName).\(slot.name) of row \(key) names entity number \(destinationNumber), which the model does not have",
+                            fileURL: url, entityName: plan.entityName, propertyName: slot.name)
+                    }
+                    destination = name
+                }
+                toOne[slot.name] = ObjectID(storeIdentifier: store, entityName: destination, reference: .int(destinationKey))
+            }
+        }
+        return StoreNode(
+            objectID: ObjectID(storeIdentifier: store, entityName: plan.entityName, reference: .int(key)),
+            attributes: attributes, toOne: toOne, version: statement.int64(at: 2))
+    }
+}

@@ -1,0 +1,141 @@
+import CSQLite
+import Foundation
+import StoreCore
+
+/// A prepared statement: typed binds, stepping, and typed column reads straight from SQLite's
+/// buffers (no intermediate row objects).
+///
+/// Parameter and column indexes follow SQLite: parameters from 1, columns from 0.
+final class SQLiteStatement {
+    /// The `sqlite3_stmt*` handle.
+    private(set) var handle: OpaquePointer?
+    /// The SQL text, for messages.
+    let sql: String
+    private unowned let connection: SQLiteConnection
+
+    init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { finalize() }
+
+    /// Releases the statement; further use is a no-op that returns no rows.
+    func finalize() {
+        if let handle { sqlite3_finalize(handle) }
+        handle = nil
+    }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the bind call returns. The C
+    /// macro is `((sqlite3_destructor_type)-1)`, which Swift does not import.
+    private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+    /// Resets the statement for another run and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Binding
+
+    /// The number of parameters.
+    var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+
+    /// Binds NULL.
+    func bindNull(at index: Int32) { sqlite3_bind_null(handle, index) }
+
+    /// Binds an integer.
+    func bind(int64 value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
+
+    /// Binds a double (NaN must not reach here: SQLite turns it into NULL).
+    func bind(double value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
+
+    /// Binds text, copying its UTF-8 bytes without an intermediate allocation for native strings.
+    func bind(text value: String, at index: Int32) {
+        var value = value
+        value.withUTF8 { buffer in
+            // A non-nil pointer even for "", so SQLite stores an empty string rather than NULL.
+            let base = buffer.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)
+            _ = sqlite3_bind_text64(
+                handle, index, base?.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), Self.transient,
+                UInt8(SQLITE_UTF8))
+        }
+    }
+
+    /// Binds bytes; empty data is a zero-length blob, not NULL.
+    func bind(blob value: Data, at index: Int32) {
+        if value.isEmpty {
+            sqlite3_bind_zeroblob(handle, index, 0)
+            return
+        }
+        value.withUnsafeBytes { buffer in
+            _ = sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), Self.transient)
+        }
+    }
+
+    /// Binds raw bytes.
+    func bind(bytes buffer: UnsafeRawBufferPointer, at index: Int32) {
+        if buffer.isEmpty {
+            sqlite3_bind_zeroblob(handle, index, 0)
+        } else {
+            sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), Self.transient)
+        }
+    }
+
+    // MARK: Stepping
+
+    /// Steps once: true when a row is available, false when the statement is done.
+    @discardableResult
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(rc, "running \(sql)")
+        }
+    }
+
+    /// Steps to completion (statements that return no rows).
+    func run() throws {
+        while try step() {}
+    }
+
+    // MARK: Columns
+
+    /// The number of result columns.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The storage class of a column in the current row (`SQLITE_INTEGER`, …).
+    func columnType(at index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
+    /// Whether a column of the current row is NULL.
+    func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    /// A column as an integer.
+    func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    /// A column as a double.
+    func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    /// A column as text (UTF-8, embedded NULs kept).
+    func text(at index: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// A column as bytes.
+    func data(at index: Int32) -> Data {
+        guard let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return Data(bytes: pointer, count: count)
+    }
+
+    /// Calls `body` with a column's bytes without copying them.
+    func withBytes<T>(at index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let pointer = sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+}

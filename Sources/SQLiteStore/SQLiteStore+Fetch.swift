@@ -1,0 +1,292 @@
+import Foundation
+import StoreCore
+
+extension SQLiteStore {
+    /// The row reader for a set of entities of one table (cached).
+    func rowReader(for mappings: [SQLiteEntityMapping]) -> SQLiteRowReader {
+        let key = mappings.map(\.number)
+        if let reader = rowReaders[key] { return reader }
+        let reader = SQLiteRowReader(entities: mappings)
+        rowReaders[key] = reader
+        return reader
+    }
+
+    /// The `Z_ENT` restriction for fetching `numbers` from a table whose tree has `all`; nil
+    /// when every row of the table matches. Entity numbers come from the schema, never from
+    /// the caller, so they are written into the SQL.
+    static func entityRestriction(_ numbers: [Int], of all: [Int], alias: String? = nil) -> String? {
+        if Set(numbers) == Set(all) { return nil }
+        let column = (alias.map { "\($0)." } ?? "") + "Z_ENT"
+        if numbers.count == 1 { return "\(column) = \(numbers[0])" }
+        return "\(column) IN (\(numbers.map(String.init).joined(separator: ", ")))"
+    }
+
+    /// Answers a fetch in SQL: the predicate, sort keys, window and result shape are all
+    /// compiled (``SQLiteQueryCompiler``); only the rows asked for are read.
+    func fetch(_ request: FetchRequest) throws -> StoreResult {
+        let (connection, schema) = try ready()
+        guard let mapping = schema.entities[request.entityName] else {
+            switch request.resultType {
+            case .managedObjects: return .nodes([])
+            case .objectIDs: return .objectIDs([])
+            case .count: return .count(0)
+            case .dictionaries: return .dictionaries([])
+            }
+        }
+        let numbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
+        let treeNumbers = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
+        let compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
+        var conditions: [String] = []
+        if let restriction = Self.entityRestriction(numbers, of: treeNumbers, alias: "t0") { conditions.append(restriction) }
+        if let predicate = request.predicate, predicate != .truePredicate {
+            conditions.append(try compiler.condition(predicate))
+        }
+        if request.resultType == .dictionaries {
+            return try fetchDictionaries(request, compiler: compiler, conditions: conditions, connection: connection)
+        }
+        var order: [String] = []
+        if request.resultType != .count || request.fetchLimit > 0 || request.fetchOffset > 0 {
+            for key in request.sortKeys { order += try compiler.orderTerms(for: key) }
+            order.append("t0.Z_PK")
+        }
+        let window = windowClause(request, compiler: compiler)
+        let reader = request.resultType == .managedObjects
+            ? rowReader(for: numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }) : nil
+        // Joins are known only once everything that may add one has been compiled.
+        let from = ([SQLiteSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let orderClause = order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", ")
+        countQuery()
+        switch request.resultType {
+        case .count:
+            let sql = window.isEmpty
+                ? "SELECT COUNT(*) FROM \(from)\(whereClause)"
+                : "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM \(from)\(whereClause)\(orderClause)\(window))"
+            let statement = try query(sql, parameters: compiler.parameters, connection: connection)
+            guard try statement.step() else { return .count(0) }
+            return .count(Int(statement.int64(at: 0)))
+        case .objectIDs:
+            let statement = try query(
+                "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)", parameters: compiler.parameters,
+                connection: connection)
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                ids.append(try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema))
+            }
+            return .objectIDs(ids)
+        case .managedObjects, .dictionaries:
+            guard let reader else { return .nodes([]) }
+            let statement = try query(
+                "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)",
+                parameters: compiler.parameters, connection: connection)
+            var nodes: [StoreNode] = []
+            let store = identifier
+            while try statement.step() {
+                nodes.append(try reader.node(from: statement, store: store, schema: schema, url: url))
+            }
+            if !request.relationshipKeyPathsForPrefetching.isEmpty, !nodes.isEmpty {
+                try prefetch(request.relationshipKeyPathsForPrefetching, into: &nodes, entity: mapping, connection: connection, schema: schema)
+            }
+            return .nodes(nodes)
+        }
+    }
+
+    /// ` LIMIT ?n OFFSET ?m` for a request with a window, bound through the compiler.
+    func windowClause(_ request: FetchRequest, compiler: SQLiteQueryCompiler) -> String {
+        guard request.fetchLimit > 0 || request.fetchOffset > 0 else { return "" }
+        let limit = compiler.parameter(.int(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))
+        let offset = compiler.parameter(.int(Int64(max(0, request.fetchOffset))))
+        return " LIMIT \(limit) OFFSET \(offset)"
+    }
+
+    /// A cached statement for `sql` with `parameters` bound to `?1`, `?2`, ….
+    func query(_ sql: String, parameters: [StoreValue], connection: SQLiteConnection) throws -> SQLiteStatement {
+        lastQuery = sql
+        let statement = try connection.cached(sql)
+        for (index, value) in parameters.enumerated() {
+            SQLiteValueCoder.bind(value, to: statement, at: Int32(index + 1))
+        }
+        return statement
+    }
+
+    /// Fills the to-many relationships named by the first component of each key path, one
+    /// query per key path for all the nodes at once.
+    func prefetch(
+        _ keyPaths: [String], into nodes: inout [StoreNode], entity: SQLiteEntityMapping, connection: SQLiteConnection,
+        schema: SQLiteSchema
+    ) throws {
+        var names: [String] = []
+        for keyPath in keyPaths {
+            let name = String(keyPath.split(separator: ".", maxSplits: 1).first ?? "")
+            if !names.contains(name) { names.append(name) }
+        }
+        var positions: [Int64: [Int]] = [:]
+        for (position, node) in nodes.enumerated() {
+            if case .int(let key)? = node.objectID.referenceObject { positions[key, default: []].append(position) }
+        }
+        let keys = "[" + positions.keys.sorted().map(String.init).joined(separator: ",") + "]"
+        for name in names {
+            guard let relationship = model.relationship(name, of: entity.name) else {
+                throw StoreError(
+                    .coreData, "Cannot prefetch \(name): entity \(entity.name) has no such relationship", entityName: entity.name,
+                    propertyName: name)
+            }
+            guard relationship.isToMany, let storage = entity.relationships[name],
+                let destination = schema.entities[relationship.destinationEntityName]
+            else { continue }
+            let sql: String
+            switch storage {
+            case .toOne: continue
+            case .toManyThroughInverse(let table, let column, let orderColumn), .toManyWithoutInverse(let table, let column, let orderColumn):
+                let c = SQLiteSchema.sql(column)
+                let order = orderColumn.map { "d.\(SQLiteSchema.sql($0)), " } ?? ""
+                sql = "SELECT d.\(c), d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.sql(table)) d WHERE d.\(c) IN (SELECT value FROM json_each(?1)) ORDER BY d.\(c), \(order)d.Z_PK"
+            case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+                let s = SQLiteSchema.sql(sourceColumn)
+                let t = SQLiteSchema.sql(destinationColumn)
+                let order = orderColumn.map { "j.\(SQLiteSchema.sql($0)), " } ?? ""
+                sql = "SELECT j.\(s), j.\(t), d.Z_ENT FROM \(SQLiteSchema.sql(table)) j JOIN \(SQLiteSchema.sql(destination.table)) d ON d.Z_PK = j.\(t) WHERE j.\(s) IN (SELECT value FROM json_each(?1)) ORDER BY j.\(s), \(order)j.\(t)"
+            }
+            countQuery()
+            let statement = try query(sql, parameters: [.string(keys)], connection: connection)
+            var found: [Int64: [ObjectID]] = [:]
+            while try statement.step() {
+                let id = try objectID(entityNumber: Int(statement.int64(at: 2)), primaryKey: statement.int64(at: 1), schema: schema)
+                found[statement.int64(at: 0), default: []].append(id)
+            }
+            for (key, indexes) in positions {
+                for index in indexes where model.relationship(name, of: nodes[index].entityName) != nil {
+                    nodes[index].toMany[name] = found[key] ?? []
+                }
+            }
+        }
+    }
+
+    /// The values of one object, read by primary key; 133000 when the row does not exist.
+    public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
+        let (connection, schema) = try ready()
+        let mapping = try self.mapping(of: objectID.entityName)
+        let key = try primaryKey(of: objectID)
+        let reader = rowReader(for: [mapping])
+        let statement = try connection.cached(
+            "SELECT \(reader.selectList()) FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ?")
+        statement.bind(int64: key, at: 1)
+        countQuery()
+        guard try statement.step(), Int(statement.int64(at: 1)) == mapping.number else {
+            throw Self.missing(objectID)
+        }
+        return try reader.node(from: statement, store: identifier, schema: schema, url: url)
+    }
+
+    static func missing(_ objectID: ObjectID) -> StoreError {
+        StoreError(
+            .managedObjectReferentialIntegrity, "Object \(objectID) (\(objectID.entityName)) does not exist in the SQLite store",
+            objectIDs: [objectID], entityName: objectID.entityName)
+    }
+
+    /// The destinations of one relationship of one object, by primary key, in order for ordered
+    /// relationships.
+    public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
+        let (connection, schema) = try ready()
+        let mapping = try self.mapping(of: objectID.entityName)
+        let key = try primaryKey(of: objectID)
+        guard let storage = mapping.relationships[relationshipName],
+            let relationship = model.relationship(relationshipName, of: objectID.entityName),
+            let destination = schema.entities[relationship.destinationEntityName]
+        else {
+            throw StoreError(
+                .persistentStoreOperation, "Entity \(objectID.entityName) has no stored relationship \(relationshipName)",
+                entityName: objectID.entityName, propertyName: relationshipName)
+        }
+        countQuery()
+        let store = identifier
+        let destinationHasSubentities = destination.numbersWithDescendants.count > 1
+        switch storage {
+        case .toOne(let column, let entityColumn):
+            let statement = try connection.cached(
+                "SELECT Z_ENT, \(SQLiteSchema.sql(column)), \(entityColumn.map(SQLiteSchema.sql) ?? "NULL") FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ?"
+            )
+            statement.bind(int64: key, at: 1)
+            guard try statement.step(), Int(statement.int64(at: 0)) == mapping.number else { throw Self.missing(objectID) }
+            if statement.isNull(at: 1) { return [] }
+            if statement.isNull(at: 2) {
+                return [ObjectID(storeIdentifier: store, entityName: destination.name, reference: .int(statement.int64(at: 1)))]
+            }
+            return [try self.objectID(entityNumber: Int(statement.int64(at: 2)), primaryKey: statement.int64(at: 1), schema: schema)]
+        case .toManyThroughInverse(let table, let column, let orderColumn),
+            .toManyWithoutInverse(let table, let column, let orderColumn):
+            let order = orderColumn.map { "\(SQLiteSchema.sql($0)), Z_PK" } ?? "Z_PK"
+            let statement = try connection.cached(
+                "SELECT Z_PK, Z_ENT FROM \(SQLiteSchema.sql(table)) WHERE \(SQLiteSchema.sql(column)) = ? ORDER BY \(order)")
+            statement.bind(int64: key, at: 1)
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                ids.append(try self.objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema))
+            }
+            return ids
+        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+            let join = SQLiteSchema.sql(table)
+            let source = SQLiteSchema.sql(sourceColumn)
+            let target = SQLiteSchema.sql(destinationColumn)
+            let order = orderColumn.map { "j.\(SQLiteSchema.sql($0)), j.\(target)" } ?? "j.\(target)"
+            let sql =
+                destinationHasSubentities
+                ? "SELECT j.\(target), d.Z_ENT FROM \(join) j JOIN \(SQLiteSchema.sql(destination.table)) d ON d.Z_PK = j.\(target) WHERE j.\(source) = ? ORDER BY \(order)"
+                : "SELECT j.\(target) FROM \(join) j WHERE j.\(source) = ? ORDER BY \(order)"
+            let statement = try connection.cached(sql)
+            statement.bind(int64: key, at: 1)
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                if destinationHasSubentities {
+                    ids.append(try self.objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema))
+                } else {
+                    ids.append(ObjectID(storeIdentifier: store, entityName: destination.name, reference: .int(statement.int64(at: 0))))
+                }
+            }
+            return ids
+        }
+    }
+
+    /// Permanent IDs from `Z_MAX` of each entity tree's root, committed at once so that no
+    /// other connection hands out the same keys.
+    public func obtainPermanentIDs(for objectIDs: [ObjectID]) throws -> [ObjectID] {
+        let (connection, schema) = try ready()
+        if isReadOnly {
+            throw StoreError(.persistentStoreOperation, "The SQLite store at \(url?.path ?? "(memory)") is read-only", fileURL: url)
+        }
+        var counters: [Int: [Int]] = [:]  // counter entity number → positions
+        for (position, id) in objectIDs.enumerated() {
+            let mapping = try self.mapping(of: id.entityName)
+            if mapping.isAbstract {
+                throw StoreError(
+                    .persistentStoreOperation, "Entity \(id.entityName) is abstract; its objects cannot be saved",
+                    objectIDs: [id], entityName: id.entityName)
+            }
+            counters[Self.counterNumber(of: mapping, in: schema), default: []].append(position)
+        }
+        var result = objectIDs
+        let store = identifier
+        try connection.transaction {
+            for (number, positions) in counters.sorted(by: { $0.key < $1.key }) {
+                let read = try connection.cached("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+                read.bind(int64: Int64(number), at: 1)
+                let current = try read.step() ? read.int64(at: 0) : 0
+                let write = try connection.cached("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+                write.bind(int64: current + Int64(positions.count), at: 1)
+                write.bind(int64: Int64(number), at: 2)
+                try write.run()
+                for (offset, position) in positions.enumerated() {
+                    result[position] = ObjectID(
+                        storeIdentifier: store, entityName: objectIDs[position].entityName, reference: .int(current + 1 + Int64(offset)))
+                }
+            }
+        }
+        return result
+    }
+
+    /// The `Z_PRIMARYKEY` row whose `Z_MAX` hands out keys for an entity: its tree's root (the
+    /// rows of a tree share one table and so one key space).
+    static func counterNumber(of mapping: SQLiteEntityMapping, in schema: SQLiteSchema) -> Int {
+        schema.entityNumbers[mapping.root] ?? mapping.number
+    }
+}

@@ -1,0 +1,332 @@
+import Foundation
+import StoreCore
+
+extension SQLiteStore {
+    /// Applies a save in one transaction: inserts through one cached statement per entity,
+    /// updates of the changed columns only with `Z_OPT` checked and incremented, deletes with
+    /// their join rows, and `Z_MAX` kept at least the largest key used. Any conflict or error
+    /// rolls everything back.
+    func save(_ request: SaveChangesRequest) throws -> StoreResult {
+        let (connection, schema) = try ready()
+        if isReadOnly {
+            if request.isEmpty { return .saved(versions: [:]) }
+            throw StoreError(
+                .persistentStoreOperation, "The SQLite store at \(url?.path ?? "(memory)") is read-only; the save was refused",
+                fileURL: url)
+        }
+        if request.isEmpty && !metadataChanged { return .saved(versions: [:]) }
+        var versions: [ObjectID: Int64] = [:]
+        try connection.transaction {
+            var conflicts: [ObjectID] = []
+            var largestKeys: [Int: Int64] = [:]
+            for node in request.insertedObjects {
+                let mapping = try self.mapping(of: node.entityName)
+                let key = try insert(node, mapping: mapping, connection: connection, schema: schema)
+                let counter = Self.counterNumber(of: mapping, in: schema)
+                largestKeys[counter] = max(largestKeys[counter] ?? 0, key)
+                versions[node.objectID] = 1
+            }
+            // To-manys after every row exists: some are written into the destinations' rows.
+            for node in request.insertedObjects where !node.toMany.isEmpty {
+                let mapping = try self.mapping(of: node.entityName)
+                let key = try primaryKey(of: node.objectID)
+                for (name, destinations) in node.toMany {
+                    guard let storage = mapping.relationships[name] else { continue }
+                    try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection)
+                }
+            }
+            for (number, key) in largestKeys.sorted(by: { $0.key < $1.key }) {
+                let statement = try connection.cached("UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?")
+                statement.bind(int64: key, at: 1)
+                statement.bind(int64: Int64(number), at: 2)
+                try statement.run()
+            }
+            for node in request.updatedObjects {
+                let mapping = try self.mapping(of: node.entityName)
+                if try update(node, changedKeys: request.changedKeys[node.objectID], mapping: mapping, connection: connection, schema: schema) {
+                    versions[node.objectID] = node.version + 1
+                } else {
+                    conflicts.append(node.objectID)
+                }
+            }
+            for node in request.deletedObjects {
+                let mapping = try self.mapping(of: node.entityName)
+                if try !delete(node, mapping: mapping, connection: connection, schema: schema) {
+                    conflicts.append(node.objectID)
+                }
+            }
+            if !conflicts.isEmpty {
+                throw StoreError(
+                    .managedObjectMerge,
+                    "Optimistic locking failure: \(conflicts.count) object(s) changed or deleted in the store since they were read",
+                    objectIDs: conflicts)
+            }
+            if metadataChanged { try writeMetadata(metadata, to: connection) }
+        }
+        metadataChanged = false
+        return .saved(versions: versions)
+    }
+
+    // MARK: Rows
+
+    private func insert(_ node: StoreNode, mapping: SQLiteEntityMapping, connection: SQLiteConnection, schema: SQLiteSchema) throws -> Int64 {
+        if mapping.isAbstract {
+            throw StoreError(
+                .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
+                objectIDs: [node.objectID], entityName: mapping.name)
+        }
+        let key = try primaryKey(of: node.objectID)
+        try checkKeys(of: node, mapping: mapping)
+        let sql: String
+        if let cached = insertSQL[mapping.name] {
+            sql = cached
+        } else {
+            let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns
+            let values = ["?", "?", "1"] + Array(repeating: "?", count: mapping.rowColumns.count)
+            sql =
+                "INSERT INTO \(SQLiteSchema.sql(mapping.table)) (\(columns.map(SQLiteSchema.sql).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+            insertSQL[mapping.name] = sql
+        }
+        let statement = try connection.cached(sql)
+        statement.bind(int64: key, at: 1)
+        statement.bind(int64: Int64(mapping.number), at: 2)
+        var index: Int32 = 3
+        for attribute in mapping.attributes {
+            try bindAttribute(attribute, of: node, to: statement, at: index)
+            index += 1
+        }
+        for toOne in mapping.toOnes {
+            try bindToOne(toOne, of: node, to: statement, at: index, schema: schema)
+            index += toOne.entityColumn == nil ? 1 : 2
+        }
+        try statement.run()
+        return key
+    }
+
+    /// Writes the changed columns; false when the row is gone or its `Z_OPT` is not the
+    /// version the context saw (a conflict).
+    private func update(
+        _ node: StoreNode, changedKeys: Set<String>?, mapping: SQLiteEntityMapping, connection: SQLiteConnection,
+        schema: SQLiteSchema
+    ) throws -> Bool {
+        let key = try primaryKey(of: node.objectID)
+        try checkKeys(of: node, mapping: mapping)
+        let attributes = mapping.attributes.filter { changedKeys?.contains($0.name) ?? true }
+        let toOnes = mapping.toOnes.filter { changedKeys?.contains($0.name) ?? true }
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        assignments += attributes.map { "\(SQLiteSchema.sql($0.column)) = ?" }
+        for toOne in toOnes {
+            assignments.append("\(SQLiteSchema.sql(toOne.column)) = ?")
+            if let entityColumn = toOne.entityColumn { assignments.append("\(SQLiteSchema.sql(entityColumn)) = ?") }
+        }
+        let statement = try connection.cached(
+            "UPDATE \(SQLiteSchema.sql(mapping.table)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
+        var index: Int32 = 1
+        for attribute in attributes {
+            try bindAttribute(attribute, of: node, to: statement, at: index)
+            index += 1
+        }
+        for toOne in toOnes {
+            try bindToOne(toOne, of: node, to: statement, at: index, schema: schema)
+            index += toOne.entityColumn == nil ? 1 : 2
+        }
+        statement.bind(int64: key, at: index)
+        statement.bind(int64: node.version, at: index + 1)
+        try statement.run()
+        guard connection.changes == 1 else { return false }
+        for (name, destinations) in node.toMany where changedKeys?.contains(name) ?? true {
+            guard let storage = mapping.relationships[name] else { continue }
+            try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: false, connection: connection)
+        }
+        return true
+    }
+
+    /// Deletes the row (checking `Z_OPT`) and what refers to it from join tables and
+    /// inverse-less to-many columns; false on a conflict.
+    private func delete(_ node: StoreNode, mapping: SQLiteEntityMapping, connection: SQLiteConnection, schema: SQLiteSchema) throws -> Bool {
+        let key = try primaryKey(of: node.objectID)
+        let statement = try connection.cached("DELETE FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ? AND Z_OPT = ?")
+        statement.bind(int64: key, at: 1)
+        statement.bind(int64: node.version, at: 2)
+        try statement.run()
+        guard connection.changes == 1 else { return false }
+        for name in mapping.relationships.keys.sorted() {
+            guard let storage = mapping.relationships[name] else { continue }
+            switch storage {
+            case .manyToMany(let table, let sourceColumn, let destinationColumn, _):
+                let sameTree = model.relationship(name, of: mapping.name).flatMap { schema.entities[$0.destinationEntityName] }?.table == mapping.table
+                let condition =
+                    sameTree
+                    ? "\(SQLiteSchema.sql(sourceColumn)) = ? OR \(SQLiteSchema.sql(destinationColumn)) = ?"
+                    : "\(SQLiteSchema.sql(sourceColumn)) = ?"
+                let cleanup = try connection.cached("DELETE FROM \(SQLiteSchema.sql(table)) WHERE \(condition)")
+                cleanup.bind(int64: key, at: 1)
+                if sameTree { cleanup.bind(int64: key, at: 2) }
+                try cleanup.run()
+            case .toManyWithoutInverse(let table, let column, let orderColumn):
+                let order = orderColumn.map { ", \(SQLiteSchema.sql($0)) = NULL" } ?? ""
+                let cleanup = try connection.cached(
+                    "UPDATE \(SQLiteSchema.sql(table)) SET \(SQLiteSchema.sql(column)) = NULL\(order) WHERE \(SQLiteSchema.sql(column)) = ?")
+                cleanup.bind(int64: key, at: 1)
+                try cleanup.run()
+            case .toOne, .toManyThroughInverse:
+                break
+            }
+        }
+        return true
+    }
+
+    // MARK: Values
+
+    /// Rejects attribute keys the entity does not have (transient attributes are allowed and
+    /// not stored).
+    private func checkKeys(of node: StoreNode, mapping: SQLiteEntityMapping) throws {
+        var stored = 0
+        for attribute in mapping.attributes where node.attributes[attribute.name] != nil { stored += 1 }
+        guard stored != node.attributes.count else { return }
+        let known = Set(mapping.attributes.map(\.name))
+        for name in node.attributes.keys.sorted() where !known.contains(name) {
+            if model.attribute(name, of: mapping.name)?.isTransient == true { continue }
+            throw StoreError(
+                .managedObjectValidation, "Entity \(mapping.name) has no attribute \(name)", objectIDs: [node.objectID],
+                entityName: mapping.name, propertyName: name)
+        }
+    }
+
+    private func bindAttribute(
+        _ attribute: SQLiteEntityMapping.AttributeColumn, of node: StoreNode, to statement: SQLiteStatement, at index: Int32
+    ) throws {
+        guard let value = node.attributes[attribute.name] else {
+            statement.bindNull(at: index)
+            return
+        }
+        // `coerce` must not turn a value into nil: treat `.null` from a non-null value as a misfit.
+        guard let coerced = attribute.type.coerce(value), !(coerced.isNull && !value.isNull) else {
+            throw StoreError(
+                .managedObjectValidation,
+                "\(node.entityName).\(attribute.name) = \(value) is not a \(attribute.type.rawValue) value (object \(node.objectID))",
+                objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
+        }
+        SQLiteValueCoder.bind(coerced, to: statement, at: index)
+    }
+
+    private func bindToOne(
+        _ toOne: SQLiteEntityMapping.ToOneColumn, of node: StoreNode, to statement: SQLiteStatement, at index: Int32,
+        schema: SQLiteSchema
+    ) throws {
+        guard let destination = node.toOne[toOne.name] else {
+            statement.bindNull(at: index)
+            if toOne.entityColumn != nil { statement.bindNull(at: index + 1) }
+            return
+        }
+        statement.bind(int64: try foreignKey(of: destination, from: node, property: toOne.name), at: index)
+        if toOne.entityColumn != nil {
+            guard let number = schema.entityNumbers[destination.entityName] else {
+                throw StoreError(
+                    .managedObjectExternalRelationship,
+                    "\(node.entityName).\(toOne.name) points to \(destination), whose entity this store does not hold",
+                    objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: toOne.name)
+            }
+            statement.bind(int64: Int64(number), at: index + 1)
+        }
+    }
+
+    /// The primary key of a relationship destination; 133010 for an object of another store.
+    private func foreignKey(of destination: ObjectID, from node: StoreNode, property: String) throws -> Int64 {
+        guard destination.storeIdentifier == identifier, case .int(let key)? = destination.referenceObject else {
+            throw StoreError(
+                .managedObjectExternalRelationship,
+                "\(node.entityName).\(property) of \(node.objectID) points to \(destination), which is not an object of this store",
+                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: property)
+        }
+        return key
+    }
+
+    // MARK: To-many
+
+    /// Brings the stored destinations of one to-many in line with `destinations` (and their
+    /// order for ordered relationships). A to-many stored through its inverse's foreign key is
+    /// written by the destinations' own to-one; only its order column is written here.
+    private func writeToMany(
+        _ storage: SQLiteRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
+        connection: SQLiteConnection
+    ) throws {
+        let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
+        switch storage {
+        case .toOne:
+            return
+        case .toManyThroughInverse(let table, _, let orderColumn):
+            guard let orderColumn else { return }
+            let statement = try connection.cached(
+                "UPDATE \(SQLiteSchema.sql(table)) SET \(SQLiteSchema.sql(orderColumn)) = ? WHERE Z_PK = ?")
+            for (position, destination) in keys.enumerated() {
+                statement.reset()
+                statement.bind(int64: Self.orderingKey(position), at: 1)
+                statement.bind(int64: destination, at: 2)
+                try statement.run()
+            }
+        case .toManyWithoutInverse(let table, let column, let orderColumn):
+            let tableSQL = SQLiteSchema.sql(table)
+            let columnSQL = SQLiteSchema.sql(column)
+            if !isNew {
+                let clear = try connection.cached(
+                    "UPDATE \(tableSQL) SET \(columnSQL) = NULL\(orderColumn.map { ", \(SQLiteSchema.sql($0)) = NULL" } ?? "") WHERE \(columnSQL) = ?"
+                )
+                clear.bind(int64: key, at: 1)
+                try clear.run()
+            }
+            let set = try connection.cached(
+                "UPDATE \(tableSQL) SET \(columnSQL) = ?\(orderColumn.map { ", \(SQLiteSchema.sql($0)) = ?" } ?? "") WHERE Z_PK = ?")
+            for (position, destination) in keys.enumerated() {
+                set.reset()
+                set.bind(int64: key, at: 1)
+                if orderColumn != nil {
+                    set.bind(int64: Self.orderingKey(position), at: 2)
+                    set.bind(int64: destination, at: 3)
+                } else {
+                    set.bind(int64: destination, at: 2)
+                }
+                try set.run()
+            }
+        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+            let tableSQL = SQLiteSchema.sql(table)
+            let source = SQLiteSchema.sql(sourceColumn)
+            let target = SQLiteSchema.sql(destinationColumn)
+            var existing: Set<Int64> = []
+            if !isNew {
+                let read = try connection.cached("SELECT \(target) FROM \(tableSQL) WHERE \(source) = ?")
+                read.bind(int64: key, at: 1)
+                while try read.step() { existing.insert(read.int64(at: 0)) }
+            }
+            let wanted = Set(keys)
+            let remove = try connection.cached("DELETE FROM \(tableSQL) WHERE \(source) = ? AND \(target) = ?")
+            for old in existing.subtracting(wanted).sorted() {
+                remove.reset()
+                remove.bind(int64: key, at: 1)
+                remove.bind(int64: old, at: 2)
+                try remove.run()
+            }
+            let add = try connection.cached("INSERT OR IGNORE INTO \(tableSQL) (\(source), \(target)) VALUES (?, ?)")
+            for new in keys where !existing.contains(new) {
+                add.reset()
+                add.bind(int64: key, at: 1)
+                add.bind(int64: new, at: 2)
+                try add.run()
+            }
+            if let orderColumn {
+                let order = try connection.cached(
+                    "UPDATE \(tableSQL) SET \(SQLiteSchema.sql(orderColumn)) = ? WHERE \(source) = ? AND \(target) = ?")
+                for (position, destination) in keys.enumerated() {
+                    order.reset()
+                    order.bind(int64: Self.orderingKey(position), at: 1)
+                    order.bind(int64: key, at: 2)
+                    order.bind(int64: destination, at: 3)
+                    try order.run()
+                }
+            }
+        }
+    }
+
+    /// The `Z_FOK_` value of a position: spaced out as Core Data's are, so reading sorts by it.
+    static func orderingKey(_ position: Int) -> Int64 { Int64(position + 1) * 1024 }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Writes predicates and expressions back as format strings that parse to equal values.
+enum PredicateFormatter {
+    static func format(_ predicate: FetchPredicate) -> String {
+        switch predicate {
+        case .truePredicate: return "TRUEPREDICATE"
+        case .falsePredicate: return "FALSEPREDICATE"
+        case .comparison(let c): return format(c)
+        case .and(let parts):
+            return parts.isEmpty ? "TRUEPREDICATE" : parts.map(child).joined(separator: " AND ")
+        case .or(let parts):
+            return parts.isEmpty ? "FALSEPREDICATE" : parts.map(child).joined(separator: " OR ")
+        case .not(let inner): return "NOT " + child(inner)
+        }
+    }
+
+    /// A sub-predicate, parenthesised unless it is atomic.
+    private static func child(_ predicate: FetchPredicate) -> String {
+        switch predicate {
+        case .truePredicate, .falsePredicate, .comparison, .not: return format(predicate)
+        case .and(let parts) where parts.isEmpty: return format(predicate)
+        case .or(let parts) where parts.isEmpty: return format(predicate)
+        default: return "(" + format(predicate) + ")"
+        }
+    }
+
+    static func format(_ c: ComparisonPredicate) -> String {
+        let modifier = c.modifier == .direct ? "" : c.modifier.rawValue + " "
+        let options = c.options.isEmpty ? "" : "[" + c.options.letters + "]"
+        return modifier + format(c.lhs) + " " + c.op.rawValue + options + " " + format(c.rhs)
+    }
+
+    static func format(_ expression: FetchExpression) -> String {
+        switch expression {
+        case .constant(let value): return format(value)
+        case .collection(let items): return "{" + items.map(format).joined(separator: ", ") + "}"
+        case .evaluatedObject: return "SELF"
+        case .variable(let name): return "$" + name
+        case .now: return "now()"
+        case .keyPath(let base, let components):
+            let path = components.map { component -> String in
+                switch component {
+                case .key(let key): return key.isEmpty ? "#" : formatKey(key)
+                case .collectionOperator(let op): return "@" + op.rawValue
+                }
+            }.joined(separator: ".")
+            switch base {
+            case .evaluatedObject:
+                return components.isEmpty ? "SELF" : path
+            case .arithmetic:
+                return "(" + format(base) + ")" + (components.isEmpty ? "" : "." + path)
+            case .constant(let value) where value.doubleValue != nil:
+                return "(" + format(base) + ")" + (components.isEmpty ? "" : "." + path)
+            default:
+                return format(base) + (components.isEmpty ? "" : "." + path)
+            }
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(" + format(collection) + ", $" + variable + ", " + format(predicate) + ")"
+        case .arithmetic(let op, let lhs, let rhs):
+            return "(" + format(lhs) + " " + op.rawValue + " " + format(rhs) + ")"
+        }
+    }
+
+    private static func formatKey(_ key: String) -> String {
+        PredicateParser.reservedWords.contains(key.lowercased()) ? "#" + key : key
+    }
+
+    static func format(_ value: StoreValue) -> String {
+        switch value {
+        case .null: return "nil"
+        case .bool(let v): return v ? "YES" : "NO"
+        case .int(let v):
+            // -9223372036854775808 would lex as a positive number out of range.
+            return v == .min ? "CAST(\(quote(String(v))), \"NSNumber\")" : String(v)
+        case .double(let v):
+            return v.isFinite ? String(v) : "CAST(\(quote(String(v))), \"NSNumber\")"
+        case .decimal(let v): return "CAST(\(quote(v.description)), \"NSDecimalNumber\")"
+        case .string(let v): return quote(v)
+        case .date(let v): return "CAST(\(String(v.timeIntervalSinceReferenceDate)), \"NSDate\")"
+        case .data(let v): return "CAST(\(quote(v.base64EncodedString())), \"NSData\")"
+        case .uuid(let v): return "CAST(\(quote(v.uuidString)), \"NSUUID\")"
+        case .uri(let v): return "CAST(\(quote(v.absoluteString)), \"NSURL\")"
+        case .objectID(let v): return "CAST(\(quote(v.uriRepresentation.absoluteString)), \"ObjectID\")"
+        }
+    }
+
+    /// A double-quoted string literal with escapes.
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u" + String(format: "%04X", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
