@@ -172,3 +172,38 @@ struct RoundTripTests {
         }
     }
 }
+
+@Suite("Wide entities")
+struct WideEntityTests {
+    @Test func anEntityWithMoreThan64AttributesRoundTrips() throws {
+        let model = try ObjectModel {
+            Entity("Wide") {
+                for index in 0..<70 { Attribute("a\(index)", .integer64) }
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Wide.store")
+            let coordinator = PersistentStoreCoordinator(model: model, registry: binaryRegistry)
+            try coordinator.addPersistentStore(type: "Binary", at: url)
+            let ids = try coordinator.obtainPermanentIDs(for: (0..<3).map { _ in .temporary(entityName: "Wide") })
+            // Every other attribute set, differently per object; the last one has none.
+            let sent = ids.enumerated().map { number, id in
+                StoreNode(
+                    objectID: id,
+                    attributes: number == 2 ? [:] : Dictionary(uniqueKeysWithValues: stride(from: number, to: 70, by: 2).map {
+                        ("a\($0)", StoreValue.int(Int64($0 * 1000 + number)))
+                    }),
+                    version: 0)
+            }
+            _ = try coordinator.save(SaveChangesRequest(insertedObjects: sent))
+            let reopened = PersistentStoreCoordinator(model: model, registry: binaryRegistry)
+            try reopened.addPersistentStore(type: "Binary", at: url)
+            guard case .nodes(let nodes) = try reopened.execute(FetchRequest(entityName: "Wide")) else {
+                Issue.record("no nodes")
+                return
+            }
+            let loaded = Dictionary(uniqueKeysWithValues: nodes.map { ($0.objectID, $0.attributes) })
+            for node in sent { #expect(loaded[node.objectID] == node.attributes) }
+        }
+    }
+}
