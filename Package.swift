@@ -47,6 +47,8 @@ let package = Package(
             ]),
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
         .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
+        // The parent side of the crash tests, shared by the atomic stores' test targets.
+        .target(name: "CrashTestSupport", path: "Tests/CrashTestSupport"),
 
         .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
@@ -58,8 +60,13 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
-        .testTarget(name: "PipeCSVStoreTests", dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "crash-saver"]),
+        .testTarget(
+            name: "PipeCSVStoreTests",
+            dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "CrashTestSupport", "crash-saver"]),
         .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "crash-saver"]),
+        .testTarget(
+            name: "AtomicBinaryStoreTests",
+            dependencies: ["AtomicBinaryStore", "StoreCore", "CrashTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],

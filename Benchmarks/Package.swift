@@ -6,6 +6,7 @@ import PackageDescription
 //
 //     swift run -c release --package-path Benchmarks XMLStoreBenchmark
 //     swift run -c release --package-path Benchmarks SQLiteStoreBenchmark
+//     swift run -c release --package-path Benchmarks BinaryStoreBenchmark
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -18,6 +19,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // W7: save then load N nodes in the Binary store vs JSONEncoder/JSONDecoder and raw bytes.
+        .executableTarget(
+            name: "BinaryStoreBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores")],
+            path: "Sources/BinaryStoreBenchmark"),
         // libxml2 for the XML benchmark's baseline (a plain xmlTextReader scan).
         .systemLibrary(
             name: "BenchmarkLibXML2", path: "Sources/BenchmarkLibXML2", pkgConfig: "libxml-2.0",

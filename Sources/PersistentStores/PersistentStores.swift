@@ -1,3 +1,4 @@
+@_exported import AtomicBinaryStore
 @_exported import InMemoryStore
 @_exported import PipeCSVStore
 @_exported import SQLiteStore
@@ -9,7 +10,7 @@
 public enum PersistentStores {
     /// The store types that are implemented and registered by ``registerBuiltInStoreTypes(in:)``.
     public static let builtInStoreTypes: [any PersistentStore.Type] = [
-        SQLiteStore.self, InMemoryStore.self, XMLStore.self, PipeCSVStore.self,
+        SQLiteStore.self, InMemoryStore.self, AtomicBinaryStore.self, XMLStore.self, PipeCSVStore.self,
     ]
 
     /// Registers every built-in store type under its name ("InMemory", …) in `registry`.

@@ -97,6 +97,12 @@ open class AtomicStore: PersistentStore {
     /// Whether metadata changed since the last load or save.
     public private(set) var metadataChanged = false
     private var tables: [String: NodeTable] = [:]
+    /// The store identifier the added nodes' IDs carry, while they all carry the same one
+    /// (checked cheaply per added node, so that loading a file needs no second pass over the
+    /// nodes to find IDs made before ``load()`` set the metadata).
+    private var addedNodesIdentifier: String?
+    /// Whether added nodes' IDs carry different store identifiers.
+    private var addedNodesHaveSeveralIdentifiers = false
 
     /// The store identifier: the metadata's `NSStoreUUID`.
     public var identifier: String { metadata[MetadataKey.storeUUID]?.stringValue ?? "" }
@@ -171,8 +177,23 @@ open class AtomicStore: PersistentStore {
         }
     }
 
+    /// Calls `body` for every cache node of one entity (not its sub-entities), in insertion
+    /// order, without building an array.
+    public func forEachCacheNode(ofEntity entityName: String, _ body: (AtomicStoreCacheNode) throws -> Void) rethrows {
+        try tables[entityName]?.forEach(body)
+    }
+
     /// The number of cache nodes.
     public var cacheNodeCount: Int { tables.values.reduce(0) { $0 + $1.count } }
+
+    /// The number of cache nodes of one entity (not its sub-entities).
+    public func cacheNodeCount(ofEntity entityName: String) -> Int { tables[entityName]?.count ?? 0 }
+
+    /// Makes room for `count` nodes of an entity in all (during ``load()``, before adding a
+    /// known number of nodes), so that adding them does not rehash.
+    public func reserveCacheCapacity(_ count: Int, ofEntity entityName: String) {
+        tables[entityName, default: NodeTable()].reserveCapacity(count)
+    }
 
     /// Adds nodes to the cache (during ``load()``), replacing nodes with the same ID.
     public func addCacheNodes(_ nodes: [AtomicStoreCacheNode]) {
@@ -180,7 +201,11 @@ open class AtomicStore: PersistentStore {
     }
 
     /// Adds one node to the cache (during ``load()``), replacing a node with the same ID.
-    public func addCacheNode(_ node: AtomicStoreCacheNode) {
+    public func addCacheNode(_ node: consuming AtomicStoreCacheNode) {
+        if let added = node.objectID.storeIdentifier, added != addedNodesIdentifier {
+            if addedNodesIdentifier != nil { addedNodesHaveSeveralIdentifiers = true }
+            addedNodesIdentifier = added
+        }
         tables[node.entityName, default: NodeTable()].upsert(node)
     }
 
@@ -223,7 +248,9 @@ open class AtomicStore: PersistentStore {
         if metadata[MetadataKey.storeType] == nil {
             metadata[MetadataKey.storeType] = .string(Self.storeType)
         }
-        if identifier != initialIdentifier { rekeyNodes(from: initialIdentifier) }
+        if identifier != initialIdentifier && (addedNodesHaveSeveralIdentifiers || addedNodesIdentifier == initialIdentifier) {
+            rekeyNodes(from: initialIdentifier)
+        }
         metadataChanged = false
     }
 
@@ -312,6 +339,7 @@ open class AtomicStore: PersistentStore {
     /// a node of this store.
     private func applyChanges(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(request.insertedObjects.count + request.updatedObjects.count)
         for snapshot in request.insertedObjects {
             var node = newCacheNode(for: snapshot)
             node.version = 1
@@ -335,9 +363,11 @@ open class AtomicStore: PersistentStore {
         willRemoveCacheNodes(removed)
         for node in removed { tables[node.entityName]?.remove(node.objectID) }
         removeFromInverses(removed)
-        for node in request.insertedObjects + request.updatedObjects {
-            guard let current = cacheNode(for: node.objectID) else { continue }
-            try checkReferences(of: current)
+        for changed in [request.insertedObjects, request.updatedObjects] {
+            for node in changed {
+                guard let current = cacheNode(for: node.objectID) else { continue }
+                try checkReferences(of: current)
+            }
         }
         return versions
     }

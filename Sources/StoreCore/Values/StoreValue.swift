@@ -29,7 +29,9 @@ public enum StoreValue: Sendable, CustomStringConvertible {
     /// A URI.
     case uri(URL)
     /// An object ID (object-ID attributes, to-one values in dictionaries, predicate constants).
-    case objectID(ObjectID)
+    /// Boxed (`indirect`), so that the far more common cases keep every value at 24 bytes
+    /// instead of the 56 an inline object ID would make them.
+    indirect case objectID(ObjectID)
 
     /// Whether the value is ``null``.
     public var isNull: Bool { if case .null = self { return true } else { return false } }

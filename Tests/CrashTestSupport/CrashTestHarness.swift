@@ -1,0 +1,143 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The atomic stores' crash test (behaviour #56), shared by their test targets: a child process
+/// (`crash-saver`) saves generation after generation of a store while this process kills it
+/// with SIGKILL at random moments; after each kill a new child loads the store and checks that
+/// it holds one whole generation — the last acknowledged save or the one in flight — never a
+/// mix, never an unreadable file. The harness reports what it saw; the test asserts on it.
+public enum CrashTestHarness {
+    /// The `crash-saver` executable built beside the test bundle (or
+    /// `$PERSISTENTSTORES_CRASH_SAVER`); nil when it cannot be found.
+    public static let saver: URL? = {
+        if let path = ProcessInfo.processInfo.environment["PERSISTENTSTORES_CRASH_SAVER"] {
+            return URL(fileURLWithPath: path)
+        }
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        for folder in candidates {
+            for name in ["crash-saver", "../crash-saver", "../../crash-saver"] {
+                let url = folder.appendingPathComponent(name).standardizedFileURL
+                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+            }
+        }
+        return nil
+    }()
+
+    /// What one crash test saw.
+    public struct Report: Sendable {
+        /// Everything that went wrong, one message each; empty when the store survived.
+        public var problems: [String] = []
+        /// The number of kills made.
+        public var kills = 0
+        /// Kills that landed after the child acknowledged at least one save.
+        public var killedAfterSave = 0
+        /// Kills that left a temporary file behind (the process died while writing).
+        public var killedDuringWrite = 0
+        /// The generation the store held at the end.
+        public var lastGeneration: Int64 = 0
+        /// The names of the files in the folder at the end.
+        public var files: [String] = []
+    }
+
+    /// Runs the test on a store of `storeType` named `fileName` in `directory` with `kills`
+    /// kills, using the `crash-saver` at `saver`.
+    public static func run(storeType: String, fileName: String, kills: Int, in directory: URL, saver: URL) throws -> Report {
+        let url = directory.appendingPathComponent(fileName)
+        var report = Report()
+        var lowest: Int64 = 0
+        var highest: Int64 = 0
+        var generator = SystemRandomNumberGenerator()
+        for kill in 0..<kills {
+            let child = try ChildRun("run", type: storeType, url: url, lowest: lowest, highest: highest, saver: saver)
+            let loaded = child.lines.next() ?? "(no output)"
+            guard loaded.hasPrefix("loaded "), let generation = Int64(loaded.dropFirst("loaded ".count)) else {
+                child.process.terminate()
+                child.process.waitUntilExit()
+                report.problems.append("after kill \(kill): \(loaded)")
+                return report
+            }
+            var saved = generation
+            // A random moment: after 0–2 acknowledged saves, plus up to 4 ms into the next one.
+            for _ in 0..<Int.random(in: 0...2, using: &generator) {
+                guard let line = child.lines.next(), line.hasPrefix("saved ") else { break }
+                saved = Int64(line.dropFirst("saved ".count)) ?? saved
+            }
+            usleep(UInt32.random(in: 0..<4000, using: &generator))  // the kill moment, not a wait for a condition
+            Foundation.kill(child.process.processIdentifier, SIGKILL)
+            child.process.waitUntilExit()
+            // Saves acknowledged before the kill count too.
+            while let line = child.lines.next() {
+                if line.hasPrefix("saved "), let value = Int64(line.dropFirst("saved ".count)) { saved = value }
+            }
+            if child.process.terminationReason != .uncaughtSignal {
+                report.problems.append("kill \(kill): the child ended on its own: status \(child.process.terminationStatus)")
+            }
+            report.kills += 1
+            (lowest, highest) = (saved, saved + 1)
+            if saved > generation { report.killedAfterSave += 1 }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            if leftovers.contains(where: { $0.hasPrefix(".\(fileName).tmp-") }) { report.killedDuringWrite += 1 }
+        }
+        let verify = try ChildRun("verify", type: storeType, url: url, lowest: lowest, highest: highest, saver: saver)
+        let result = verify.lines.next() ?? "(no output)"
+        verify.process.waitUntilExit()
+        if !result.hasPrefix("loaded ") { report.problems.append("final load: \(result)") }
+        if verify.process.terminationStatus != 0 {
+            report.problems.append("final load: exit status \(verify.process.terminationStatus)")
+        }
+        report.lastGeneration = lowest
+        report.files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        return report
+    }
+}
+
+/// Lines of a child's standard output, read as they arrive.
+final class LineReader {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    /// The next line; nil at end of output.
+    func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer += chunk
+        }
+    }
+}
+
+/// One run of the child process.
+struct ChildRun {
+    let process: Process
+    let lines: LineReader
+
+    init(_ mode: String, type: String, url: URL, lowest: Int64, highest: Int64, saver: URL) throws {
+        process = Process()
+        process.executableURL = saver
+        process.arguments = [mode, type, url.path, String(lowest), String(highest)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        lines = LineReader(output.fileHandleForReading)
+    }
+}
