@@ -5,6 +5,7 @@ import Testing
 @Suite struct ObjectIDTests {
     @Test(arguments: [
         ReferenceObject.int(42), .int(-1), .string("3BBC1923-0EA7-485C-9516-3B993D30DOCE"), .string("a/b c%?#é"),
+        .string("\u{FEFF}leading byte-order mark"), .string("%41 is not A"), .string(""),
         .uuid(UUID()),
     ])
     func permanentURIRoundTrip(_ reference: ReferenceObject) throws {

@@ -84,13 +84,13 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         guard text.hasPrefix(prefix) else { return nil }
         let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3,
-            let entity = String(parts[1]).removingPercentEncoding, !entity.isEmpty
+            let entity = Self.unescape(parts[1]), !entity.isEmpty
         else { return nil }
         if parts[0].isEmpty {
             guard parts[2].first == "t", let uuid = UUID(uuidString: String(parts[2].dropFirst())) else { return nil }
             self.init(entityName: entity, kind: .temporary(uuid))
         } else {
-            guard let store = String(parts[0]).removingPercentEncoding,
+            guard let store = Self.unescape(parts[0]),
                 let reference = ReferenceObject(uriComponent: parts[2])
             else { return nil }
             self.init(storeIdentifier: store, entityName: entity, reference: reference)
@@ -121,6 +121,32 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         set.insert(charactersIn: "-._~")
         return set
     }()
+
+    /// Reverses ``escape(_:)``: `%XX` bytes decoded as UTF-8, exactly (Foundation's
+    /// `removingPercentEncoding` drops a leading U+FEFF); nil for malformed escapes or UTF-8.
+    static func unescape(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
 
     /// Percent-escapes everything but unreserved ASCII.
     static func escape(_ text: String) -> String {

@@ -37,7 +37,7 @@ public enum ReferenceObject: Sendable, Hashable, Codable, CustomStringConvertibl
             guard let v = Int64(rest) else { return nil }
             self = .int(v)
         case "s":
-            guard let v = String(rest).removingPercentEncoding else { return nil }
+            guard let v = ObjectID.unescape(rest) else { return nil }
             self = .string(v)
         case "u":
             guard let v = UUID(uuidString: String(rest)) else { return nil }
