@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(
             name: "PipeCSVStoreTests",
             dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "CrashTestSupport", "crash-saver"]),
-        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "crash-saver"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "CrashTestSupport", "crash-saver"]),
         .testTarget(
             name: "AtomicBinaryStoreTests",
             dependencies: ["AtomicBinaryStore", "StoreCore", "CrashTestSupport", "crash-saver"]),
