@@ -48,12 +48,12 @@ enum PipeCSVValueCodec {
     static func decode(_ text: String, as type: AttributeType) -> StoreValue? {
         switch type {
         case .integer16, .integer32, .integer64:
-            guard isInteger(text), let v = Int64(text) else { return nil }
+            guard NumberText.isInteger(Substring(text)), let v = Int64(text) else { return nil }
             return type.coerce(.int(v))
         case .decimal:
             if text == "NaN" { return .decimal(.nan) }
             // Decimal's parser gives NaN (or nil) for what it cannot hold, such as 1e200.
-            guard isDecimal(text), let v = Decimal(string: text, locale: posix), !v.isNaN else { return nil }
+            guard NumberText.isDecimal(Substring(text)), let v = Decimal(string: text, locale: posix), !v.isNaN else { return nil }
             return .decimal(v)
         case .double:
             return Double(text).map(StoreValue.double)
@@ -82,40 +82,4 @@ enum PipeCSVValueCodec {
     }
 
     private static let posix = Locale(identifier: "en_US_POSIX")
-
-    /// `[+-]?[0-9]+` (Int64's parser alone accepts nothing else either, but says so explicitly).
-    private static func isInteger(_ text: String) -> Bool {
-        var bytes = Substring(text).utf8[...]
-        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        return !bytes.isEmpty && bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-    }
-
-    /// `[+-]?(digits[.digits]|.digits)([eE][+-]?digits)?` — `Decimal(string:)` would accept
-    /// "12abc" as 12.
-    private static func isDecimal(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var mantissaDigits = 0
-        while isDigit(index) {
-            index += 1
-            mantissaDigits += 1
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            while isDigit(index) {
-                index += 1
-                mantissaDigits += 1
-            }
-        }
-        guard mantissaDigits > 0 else { return false }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard isDigit(index) else { return false }
-            while isDigit(index) { index += 1 }
-        }
-        return index == bytes.count
-    }
 }

@@ -88,13 +88,13 @@ enum XMLValueCodec {
         switch type {
         case .integer16, .integer32, .integer64:
             let text = trimmed(text)
-            guard isInteger(text), let v = Int64(text) else { return nil }
+            guard NumberText.isInteger(text), let v = Int64(text) else { return nil }
             return type.coerce(.int(v))
         case .decimal:
             let text = trimmed(text)
             if text == "NaN" { return .decimal(.nan) }
             // Decimal's parser gives NaN (or nil) for what it cannot hold, such as 1e200.
-            guard isDecimal(text), let v = Decimal(string: String(text), locale: posix), !v.isNaN else { return nil }
+            guard NumberText.isDecimal(text), let v = Decimal(string: String(text), locale: posix), !v.isNaN else { return nil }
             return .decimal(v)
         case .double:
             return parseDouble(trimmed(text)).map(StoreValue.double)
@@ -246,41 +246,5 @@ enum XMLValueCodec {
         case "+inf", "+infinity": return .infinity
         default: return nil
         }
-    }
-
-    /// `[+-]?[0-9]+`.
-    private static func isInteger(_ text: Substring) -> Bool {
-        var bytes = text.utf8[...]
-        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        return !bytes.isEmpty && bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-    }
-
-    /// `[+-]?(digits[.digits]|.digits)([eE][+-]?digits)?` — `Decimal(string:)` would accept
-    /// "12abc" as 12.
-    private static func isDecimal(_ text: Substring) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var mantissaDigits = 0
-        while isDigit(index) {
-            index += 1
-            mantissaDigits += 1
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            while isDigit(index) {
-                index += 1
-                mantissaDigits += 1
-            }
-        }
-        guard mantissaDigits > 0 else { return false }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard isDigit(index) else { return false }
-            while isDigit(index) { index += 1 }
-        }
-        return index == bytes.count
     }
 }
