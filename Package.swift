@@ -48,7 +48,7 @@ let package = Package(
         // The child process of the atomic stores' crash tests: saves in a loop until killed.
         .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
-        .target(name: "CrashTestSupport", path: "Tests/CrashTestSupport"),
+        .target(name: "StoreTestSupport", dependencies: ["StoreCore"], path: "Tests/StoreTestSupport"),
 
         .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
@@ -56,17 +56,18 @@ let package = Package(
             path: "Examples/JSONFileStore/Tests"),
 
         .testTarget(
-            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores"],
+            name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores", "StoreTestSupport"],
             resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance"]),
+        .testTarget(
+            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport"]),
         .testTarget(
             name: "PipeCSVStoreTests",
-            dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "CrashTestSupport", "crash-saver"]),
-        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "CrashTestSupport", "crash-saver"]),
+            dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "StoreTestSupport", "crash-saver"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["XMLStore", "StoreCore", "CLibXML2", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "AtomicBinaryStoreTests",
-            dependencies: ["AtomicBinaryStore", "StoreCore", "CrashTestSupport", "crash-saver"]),
+            dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
     ],

@@ -1,24 +1,12 @@
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 
 @testable import AtomicBinaryStore
 
-/// A fresh temporary folder, removed when the test's body returns.
-func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("AtomicBinaryStoreTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try body(directory)
-}
-
-/// A registry holding only the Binary store type.
-let binaryRegistry: StoreRegistry = {
-    let registry = StoreRegistry()
-    registry.register(AtomicBinaryStore.self)
-    return registry
-}()
+/// A registry holding only the AtomicBinaryStore type.
+let binaryRegistry = StoreStack<AtomicBinaryStore>.registry
 
 enum Models {
     /// Team ↔ Player with an ordered to-many, a Coach (to-one both sides), and a self-referencing
@@ -62,68 +50,6 @@ enum Models {
     }
 }
 
-/// A coordinator with one Binary store: the store machinery without a context.
-struct BinaryStore {
-    let coordinator: PersistentStoreCoordinator
-    let store: StoreHandle
-    let url: URL
-
-    init(model: ObjectModel, url: URL, options: StoreOptions = [:]) throws {
-        coordinator = PersistentStoreCoordinator(model: model, registry: binaryRegistry)
-        store = try coordinator.addPersistentStore(type: "Binary", at: url, options: options)
-        self.url = url
-    }
-
-    /// Every node of an entity (sub-entities included).
-    func nodes(_ entity: String) throws -> [StoreNode] {
-        guard case .nodes(let nodes) = try coordinator.execute(FetchRequest(entityName: entity)) else {
-            Issue.record("fetch of \(entity) did not return nodes")
-            return []
-        }
-        return nodes
-    }
-
-    /// Every node of every entity of the model, by object ID.
-    func everything() throws -> [ObjectID: StoreNode] {
-        var all: [ObjectID: StoreNode] = [:]
-        for entity in coordinator.model.entities where !entity.isAbstract {
-            var request = FetchRequest(entityName: entity.name)
-            request.includesSubentities = false
-            guard case .nodes(let nodes) = try coordinator.execute(request) else { continue }
-            for node in nodes { all[node.objectID] = node }
-        }
-        return all
-    }
-
-    /// Permanent IDs for `count` new objects of an entity.
-    func newIDs(_ entity: String, count: Int = 1) throws -> [ObjectID] {
-        try coordinator.obtainPermanentIDs(for: (0..<count).map { _ in .temporary(entityName: entity) })
-    }
-
-    /// Saves changes.
-    @discardableResult
-    func save(inserted: [StoreNode] = [], updated: [StoreNode] = [], deleted: [StoreNode] = []) throws -> [ObjectID: Int64] {
-        try coordinator.save(SaveChangesRequest(insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted))
-    }
-}
-
-/// The file's bytes, or empty when it does not exist.
-func contents(of url: URL) -> Data { (try? Data(contentsOf: url)) ?? Data() }
-
-/// The store error `body` throws, or nil (recorded as an issue) when it throws none or another.
-@discardableResult
-func storeError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> StoreError? {
-    do {
-        try body()
-        Issue.record("expected a StoreError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StoreError {
-        return error
-    } catch {
-        Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
-
 /// A value for every non-optional attribute of the AllTypes model.
 func requiredValues() -> [String: StoreValue] {
     [
@@ -161,3 +87,6 @@ func makeLeagueStore(at url: URL, options: StoreOptions = [:]) throws -> [Object
     ])
     return try store.everything()
 }
+
+/// A coordinator with one AtomicBinaryStore store.
+typealias BinaryStore = StoreStack<AtomicBinaryStore>

@@ -1,6 +1,7 @@
 import Foundation
 import PipeCSVStore
 import StoreCore
+import StoreTestSupport
 import Testing
 
 /// A context on a new coordinator with one PipeCSV store at `url`.

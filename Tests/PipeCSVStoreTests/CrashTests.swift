@@ -1,5 +1,5 @@
-import CrashTestSupport
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// Behaviour #56: a child saves in a loop while the parent kills it at random moments; after

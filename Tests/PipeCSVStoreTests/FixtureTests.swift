@@ -1,6 +1,7 @@
 import Foundation
 import PipeCSVStore
 import StoreCore
+import StoreTestSupport
 import Testing
 
 @Suite("League_Manager.txt fixture", .enabled(if: Fixtures.available, "fixtures not found at \(Fixtures.directory.path)"))

@@ -1,6 +1,7 @@
 import Conformance
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 
 /// Every row of the predicate corpus (behaviour #38) over a PipeCSV store, after its data went

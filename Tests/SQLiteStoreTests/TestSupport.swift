@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 
 @testable import SQLiteStore
@@ -20,14 +21,7 @@ final class TemporaryDirectory {
 
 enum Fixtures {
     /// `../shared/fixtures` next to the package, or `PERSISTENTSTORES_FIXTURES`.
-    static var directory: URL {
-        if let path = ProcessInfo.processInfo.environment["PERSISTENTSTORES_FIXTURES"] {
-            return URL(fileURLWithPath: path)
-        }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/fixtures")
-    }
+    static let directory = sharedFixturesDirectory
 
     static let bnrStore = directory.appendingPathComponent("coredata-sqlite/BNRTestModel/TestModel.sqlite")
     static let easyLifeStore = directory.appendingPathComponent("coredata-sqlite/EasyLife-1.5.0/EasyLife 1.5.0.sqlite")

@@ -1,6 +1,7 @@
 import CLibXML2
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Synchronization
 import Testing
 import XMLStore

@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 
 @testable import XMLStore

@@ -1,27 +1,13 @@
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 import XMLStore
-
-/// A fresh temporary folder, removed when the test's body returns.
-func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("XMLStoreTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try body(directory)
-}
 
 /// The shared fixtures folder: `$PERSISTENTSTORES_FIXTURES`, or `../shared/fixtures` beside the
 /// package.
 enum Fixtures {
-    static let directory: URL = {
-        if let path = ProcessInfo.processInfo.environment["PERSISTENTSTORES_FIXTURES"] {
-            return URL(fileURLWithPath: path, isDirectory: true)
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures", isDirectory: true)
-    }()
+    static let directory = sharedFixturesDirectory
 
     static let vehicles = directory.appendingPathComponent("coredata-xml/Vehicles.xml")
 
@@ -35,12 +21,8 @@ enum Fixtures {
     }
 }
 
-/// A registry holding only the XML store type.
-let xmlRegistry: StoreRegistry = {
-    let registry = StoreRegistry()
-    registry.register(XMLStore.self)
-    return registry
-}()
+/// A registry holding only the XMLStore type.
+let xmlRegistry = StoreStack<XMLStore>.registry
 
 enum Models {
     /// The model of the Vehicles.xml fixture, as its README lists it.
@@ -116,59 +98,10 @@ enum Models {
     }
 }
 
-/// A coordinator with one XML store: the store machinery without a context.
-struct XMLStack {
-    let coordinator: PersistentStoreCoordinator
-    let store: StoreHandle
-    let url: URL
-
-    init(model: ObjectModel, url: URL, options: StoreOptions = [:]) throws {
-        coordinator = PersistentStoreCoordinator(model: model, registry: xmlRegistry)
-        store = try coordinator.addPersistentStore(type: "XML", at: url, options: options)
-        self.url = url
-    }
-
-    /// Every node of an entity (sub-entities included).
-    func nodes(_ entity: String) throws -> [StoreNode] {
-        guard case .nodes(let nodes) = try coordinator.execute(FetchRequest(entityName: entity)) else {
-            Issue.record("fetch of \(entity) did not return nodes")
-            return []
-        }
-        return nodes
-    }
-
-    /// Permanent IDs for `count` new objects of an entity.
-    func newIDs(_ entity: String, count: Int = 1) throws -> [ObjectID] {
-        try coordinator.obtainPermanentIDs(for: (0..<count).map { _ in .temporary(entityName: entity) })
-    }
-
-    /// Saves changes.
-    @discardableResult
-    func save(inserted: [StoreNode] = [], updated: [StoreNode] = [], deleted: [StoreNode] = []) throws -> [ObjectID: Int64] {
-        try coordinator.save(SaveChangesRequest(insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted))
-    }
-}
-
-/// The file's bytes, or empty when it does not exist.
-func contents(of url: URL) -> Data { (try? Data(contentsOf: url)) ?? Data() }
-
-/// The file's text.
-func text(of url: URL) -> String { String(decoding: contents(of: url), as: UTF8.self) }
-
 /// Writes `text` to `url`.
 func write(_ text: String, to url: URL) throws {
     try Data(text.utf8).write(to: url)
 }
 
-/// The store error `body` throws, or nil (recorded as an issue) when it throws none or another.
-func storeError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> StoreError? {
-    do {
-        try body()
-        Issue.record("expected a StoreError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StoreError {
-        return error
-    } catch {
-        Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
+/// A coordinator with one XMLStore store.
+typealias XMLStack = StoreStack<XMLStore>

@@ -1,21 +1,12 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// Paths and scratch space for the model tests.
 enum ModelTestSupport {
     /// The shared fixtures: `$PERSISTENTSTORES_FIXTURES`, else `../shared/fixtures` next to the
     /// package.
-    static let fixturesRoot: URL = {
-        if let path = ProcessInfo.processInfo.environment["PERSISTENTSTORES_FIXTURES"], !path.isEmpty {
-            return URL(fileURLWithPath: path, isDirectory: true)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // StoreCoreTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures", isDirectory: true)
-    }()
+    static let fixturesRoot = sharedFixturesDirectory
 
     /// The Core Data SQLite fixtures folder.
     static var coreDataSQLite: URL { fixturesRoot.appendingPathComponent("coredata-sqlite", isDirectory: true) }
