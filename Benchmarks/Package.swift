@@ -19,10 +19,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // What the benchmarks share: timings with medians, table formatting, SVG charts.
+        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
         // W7: save then load N nodes in the Binary store vs JSONEncoder/JSONDecoder and raw bytes.
         .executableTarget(
             name: "BinaryStoreBenchmark",
-            dependencies: [.product(name: "PersistentStores", package: "PersistentStores")],
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSupport"],
             path: "Sources/BinaryStoreBenchmark"),
         // libxml2 for the XML benchmark's baseline (a plain xmlTextReader scan).
         .systemLibrary(
@@ -43,7 +45,7 @@ let package = Package(
         .executableTarget(
             name: "SQLiteStoreBenchmark",
             dependencies: [
-                .product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite",
+                .product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/SQLiteStoreBenchmark"),

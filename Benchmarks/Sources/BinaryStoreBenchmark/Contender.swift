@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import PersistentStores
 
@@ -31,9 +32,9 @@ enum Contender: String, CaseIterable {
             }
             let bytes = try Data(contentsOf: binaryURL)
             let rawURL = folder.appendingPathComponent("people.raw")
-            var write = Measurement(name: "raw.write"), read = Measurement(name: "raw.read")
+            var write = Timing(name: "raw.write"), read = Timing(name: "raw.read")
             try write.time { try AtomicFileWriter.write(bytes, to: rawURL) }
-            var reread = Measurement(name: "raw.reread")
+            var reread = Timing(name: "raw.reread")
             do {
                 let readBack = try read.time { try Data(contentsOf: rawURL) }
                 guard readBack.count == bytes.count else { fail("raw read") }
@@ -45,12 +46,12 @@ enum Contender: String, CaseIterable {
             report(reread)
         case .json:
             let url = folder.appendingPathComponent("people.json")
-            var save = Measurement(name: "json.save"), load = Measurement(name: "json.load")
+            var save = Timing(name: "json.save"), load = Timing(name: "json.load")
             do {
                 let records = dataset.records
                 try save.time { try AtomicFileWriter.write(try JSONEncoder().encode(records), to: url) }
             }
-            var reload = Measurement(name: "json.reload")
+            var reload = Timing(name: "json.reload")
             do {
                 let decoded = try load.time { try JSONDecoder().decode(Dataset.File.self, from: try Data(contentsOf: url)) }
                 guard decoded.persons.count == size else { fail("JSON decode") }
@@ -72,7 +73,7 @@ enum Contender: String, CaseIterable {
         let registry = StoreRegistry()
         registry.register(AtomicBinaryStore.self)
         try? FileManager.default.removeItem(at: url)
-        var save = Measurement(name: "save"), write = Measurement(name: "write"), load = Measurement(name: "load")
+        var save = Timing(name: "save"), write = Timing(name: "write"), load = Timing(name: "load")
         do {
             let coordinator = PersistentStoreCoordinator(model: Dataset.model, registry: registry)
             let store = try coordinator.addPersistentStore(type: "Binary", at: url, options: options)
@@ -86,7 +87,7 @@ enum Contender: String, CaseIterable {
         }
         // The first load of the process, then a second one once the first store is gone: the
         // first pays for the fresh memory pages its objects need, the second reuses freed memory.
-        var reload = Measurement(name: "reload")
+        var reload = Timing(name: "reload")
         for pass in 0..<2 {
             let coordinator = PersistentStoreCoordinator(model: Dataset.model, registry: registry)
             if pass == 0 {
@@ -102,12 +103,12 @@ enum Contender: String, CaseIterable {
         }
         guard let prefix else { return }
         for (key, measurement) in [("save", save), ("write", write), ("load", load), ("reload", reload)] {
-            report(Measurement(name: "\(prefix).\(key)", seconds: measurement.seconds, cpuSeconds: measurement.cpuSeconds))
+            report(Timing(name: "\(prefix).\(key)", seconds: measurement.seconds, cpuSeconds: measurement.cpuSeconds))
         }
         print("bytes \(prefix) \(fileSize(url))")
     }
 
-    private func report(_ measurement: Measurement) {
+    private func report(_ measurement: Timing) {
         print("\(measurement.name) \(measurement.seconds.first ?? .nan) \(measurement.cpuSeconds.first ?? .nan)")
     }
 }

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 // W7 of specs/performance.md: save then load N nodes in the Binary store, against
 // JSONEncoder/JSONDecoder of equivalent Codable structs and raw reads and writes of the same
 // bytes, all in the same run; medians of several runs and their ratios.
@@ -56,7 +57,7 @@ struct Row {
 }
 
 /// Runs one contender once in a child process and adds what it reports.
-func runChild(_ contender: Contender, size: Int, into measurements: inout [String: Measurement], row: inout Row) throws {
+func runChild(_ contender: Contender, size: Int, into measurements: inout [String: Timing], row: inout Row) throws {
     let process = Process()
     process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     process.arguments = ["--child", contender.rawValue, String(size), folder.path]
@@ -75,8 +76,8 @@ func runChild(_ contender: Contender, size: Int, into measurements: inout [Strin
         case "rss" where fields.count == 3: row.peakResident[fields[1]] = max(row.peakResident[fields[1]] ?? 0, Double(fields[2]) ?? 0)
         case let key? where fields.count == 3:
             guard let wall = Double(fields[1]), let cpu = Double(fields[2]) else { continue }
-            measurements[key, default: Measurement(name: key)].seconds.append(wall)
-            measurements[key, default: Measurement(name: key)].cpuSeconds.append(cpu)
+            measurements[key, default: Timing(name: key)].seconds.append(wall)
+            measurements[key, default: Timing(name: key)].cpuSeconds.append(cpu)
         default: continue
         }
     }
@@ -87,7 +88,7 @@ print("W7 — Binary store vs JSONEncoder/JSONDecoder vs raw bytes; medians of \
 print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
 for size in sizes {
     var row = Row(size: size)
-    var measurements: [String: Measurement] = [:]
+    var measurements: [String: Timing] = [:]
     for run in 0..<runs {
         for contender in contenders {
             // Compression is measured in fewer runs: it shows its cost and what it saves.

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import PersistentStores
 
@@ -32,7 +33,7 @@ enum Framework {
     }
 
     /// W1: inserts every person and team through a context and saves once (timed: inserts and save).
-    static func insertThroughContext(_ dataset: Dataset, at url: URL, measurement: inout Measurement) throws {
+    static func insertThroughContext(_ dataset: Dataset, at url: URL, measurement: inout Timing) throws {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext(coordinator: coordinator)
@@ -58,7 +59,7 @@ enum Framework {
     }
 
     /// #51: inserts every person with one batch insert request (timed: the request).
-    static func batchInsert(_ rows: [[String: StoreValue]], at url: URL, measurement: inout Measurement) throws {
+    static func batchInsert(_ rows: [[String: StoreValue]], at url: URL, measurement: inout Timing) throws {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
         let request = BatchInsertRequest(entityName: "Person", objects: rows)
@@ -67,7 +68,7 @@ enum Framework {
 
     /// W2: fetches every person as objects in a new coordinator and reads every attribute.
     /// Returns what was read and the heap in use (MiB) while the objects were alive.
-    static func readAll(at url: URL, measurement: inout Measurement) throws -> (Checksum, Double) {
+    static func readAll(at url: URL, measurement: inout Timing) throws -> (Checksum, Double) {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext(coordinator: coordinator)
@@ -88,7 +89,7 @@ enum Framework {
 
     /// W3: the IDs and the count of the persons aged 20 to 40, through a context.
     static func idsAndCount(
-        at url: URL, repetitions: Int, ids: inout Measurement, count: inout Measurement
+        at url: URL, repetitions: Int, ids: inout Timing, count: inout Timing
     ) throws -> (Int, Int) {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
@@ -105,7 +106,7 @@ enum Framework {
 
     /// W4: the first 100 persons aged 20 to 40 whose name starts with A, by name, as objects
     /// with their attributes read (a new context per query).
-    static func firstHundred(at url: URL, repetitions: Int, measurement: inout Measurement) throws -> Checksum {
+    static func firstHundred(at url: URL, repetitions: Int, measurement: inout Timing) throws -> Checksum {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
         var request = FetchRequest(entityName: "Person", predicate: w4Predicate, sortKeys: [SortKey("name")])
@@ -130,7 +131,7 @@ enum Framework {
     static let younger = predicate("age < 48")
 
     /// W6: a batch update of half the persons (score = 0), status result.
-    static func batchUpdate(at url: URL, measurement: inout Measurement) throws -> Int {
+    static func batchUpdate(at url: URL, measurement: inout Timing) throws -> Int {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
         let request = BatchUpdateRequest(entityName: "Person", predicate: younger, propertiesToUpdate: ["score": 0.0], resultType: .count)
@@ -138,7 +139,7 @@ enum Framework {
     }
 
     /// W6: a batch delete of half the persons, count result.
-    static func batchDelete(at url: URL, measurement: inout Measurement) throws -> Int {
+    static func batchDelete(at url: URL, measurement: inout Timing) throws -> Int {
         let (coordinator, store) = try open(url)
         defer { try? coordinator.remove(store) }
         let request = BatchDeleteRequest(entityName: "Person", predicate: younger, resultType: .count)

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import BenchmarkSQLite
 
 /// The bytes malloc has handed out and not taken back, in MiB (glibc; 0 elsewhere): what the

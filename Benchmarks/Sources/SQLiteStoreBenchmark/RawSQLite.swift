@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import BenchmarkSQLite
 import Foundation
 
@@ -105,7 +106,7 @@ final class RawSQLite {
     }
 
     /// W3: the keys and the count of the persons aged 20 to 40.
-    func idsAndCount(repetitions: Int, ids: inout Measurement, count: inout Measurement) -> (Int, Int) {
+    func idsAndCount(repetitions: Int, ids: inout Timing, count: inout Timing) -> (Int, Int) {
         let select = prepare("SELECT Z_PK FROM ZPERSON WHERE ZAGE BETWEEN ?1 AND ?2")
         let counting = prepare("SELECT COUNT(*) FROM ZPERSON WHERE ZAGE BETWEEN ?1 AND ?2")
         defer {
@@ -136,7 +137,7 @@ final class RawSQLite {
     }
 
     /// W4: the hand-written query, prepared once.
-    func firstHundred(repetitions: Int, measurement: inout Measurement) -> Checksum {
+    func firstHundred(repetitions: Int, measurement: inout Timing) -> Checksum {
         let statement = prepare(
             "SELECT Z_PK, ZNAME, ZEMAIL, ZAGE, ZSCORE, ZBORN, ZTEAM FROM ZPERSON WHERE ZAGE BETWEEN ?1 AND ?2 AND ZNAME >= ?3 AND ZNAME < ?4 ORDER BY ZNAME LIMIT 100")
         defer { sqlite3_finalize(statement) }
@@ -157,7 +158,7 @@ final class RawSQLite {
     }
 
     /// W6: the hand-written UPDATE (with the row version bump the layout needs) in one transaction.
-    func update(measurement: inout Measurement) -> Int {
+    func update(measurement: inout Timing) -> Int {
         measurement.time {
             execute("BEGIN IMMEDIATE")
             execute("UPDATE ZPERSON SET Z_OPT = Z_OPT + 1, ZSCORE = 0.0 WHERE ZAGE < 48")
@@ -168,7 +169,7 @@ final class RawSQLite {
     }
 
     /// W6: the hand-written DELETE in one transaction.
-    func delete(measurement: inout Measurement) -> Int {
+    func delete(measurement: inout Timing) -> Int {
         measurement.time {
             execute("BEGIN IMMEDIATE")
             execute("DELETE FROM ZPERSON WHERE ZAGE < 48")

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 // W1–W4 and W6 of specs/performance.md (and behaviour #51): the SQLite store against the raw
 // sqlite3 C API and GRDB 7, all in the same run; medians of several runs and their ratios.
 //
@@ -114,10 +115,10 @@ print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Process
 for size in sizes {
     let dataset = Dataset(persons: size)
     let dictionaries = dataset.dictionaries
-    var measurements: [String: Measurement] = [:]
+    var measurements: [String: Timing] = [:]
     var residents: [String: [Double]] = [:]
-    func measure<T>(_ key: String, _ body: (inout Measurement) throws -> T) rethrows -> T {
-        var measurement = measurements[key] ?? Measurement(name: key)
+    func measure<T>(_ key: String, _ body: (inout Timing) throws -> T) rethrows -> T {
+        var measurement = measurements[key] ?? Timing(name: key)
         defer { measurements[key] = measurement }
         return try body(&measurement)
     }
@@ -172,12 +173,12 @@ for size in sizes {
         grdb = nil
 
         // W3.
-        var ids = measurements["w3.framework.ids"] ?? Measurement(name: "w3.framework.ids")
-        var count = measurements["w3.framework.count"] ?? Measurement(name: "w3.framework.count")
+        var ids = measurements["w3.framework.ids"] ?? Timing(name: "w3.framework.ids")
+        var count = measurements["w3.framework.count"] ?? Timing(name: "w3.framework.count")
         let frameworkW3 = try Framework.idsAndCount(at: frameworkURL, repetitions: w3Repetitions, ids: &ids, count: &count)
         (measurements["w3.framework.ids"], measurements["w3.framework.count"]) = (ids, count)
-        var rawIDs = measurements["w3.raw.ids"] ?? Measurement(name: "w3.raw.ids")
-        var rawCount = measurements["w3.raw.count"] ?? Measurement(name: "w3.raw.count")
+        var rawIDs = measurements["w3.raw.ids"] ?? Timing(name: "w3.raw.ids")
+        var rawCount = measurements["w3.raw.count"] ?? Timing(name: "w3.raw.count")
         let rawW3 = RawSQLite(frameworkURL).idsAndCount(repetitions: w3Repetitions, ids: &rawIDs, count: &rawCount)
         (measurements["w3.raw.ids"], measurements["w3.raw.count"]) = (rawIDs, rawCount)
         guard frameworkW3 == rawW3, frameworkW3.0 == frameworkW3.1 else { fail("W3: \(frameworkW3) vs \(rawW3)") }
@@ -206,7 +207,7 @@ for size in sizes {
         result.medians[key] = (result.medians[key] ?? .nan) / Double(w3Repetitions)
     }
     for key in ["w4.framework", "w4.raw"] { result.medians[key] = (result.medians[key] ?? .nan) / Double(w4Repetitions) }
-    result.resident = residents.mapValues { Measurement(name: "", seconds: $0).median }
+    result.resident = residents.mapValues { Timing(name: "", seconds: $0).median }
     result.peakResident = peakResidentMiB()
     results.append(result)
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A small log-log line chart of cost against data size, as SVG text.
-enum Chart {
-    static func svg(title: String, sizes: [Int], series: [(label: String, color: String, seconds: [Double])]) -> String {
+public enum Chart {
+    public static func svg(title: String, sizes: [Int], series: [(label: String, color: String, seconds: [Double])]) -> String {
         let width = 720.0, height = 420.0, left = 70.0, right = 170.0, top = 40.0, bottom = 50.0
         let values = series.flatMap(\.seconds).filter { $0.isFinite && $0 > 0 }
         guard let smallest = values.min(), let largest = values.max(), let firstSize = sizes.first, let lastSize = sizes.last,
