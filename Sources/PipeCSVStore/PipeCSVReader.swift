@@ -306,8 +306,6 @@ struct PipeCSVReader {
 
     /// A 134080 error naming the file and line.
     func failure(_ line: Int, _ message: String, entity: String? = nil, property: String? = nil) -> StoreError {
-        StoreError(
-            .persistentStoreOpen, "\(url.path), line \(line): \(message)", fileURL: url, entityName: entity,
-            propertyName: property)
+        .malformedFile(url, line: line, message, entityName: entity, propertyName: property)
     }
 }

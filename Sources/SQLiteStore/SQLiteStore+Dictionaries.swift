@@ -124,7 +124,7 @@ extension SQLiteStore {
             var row: [String: StoreValue] = [:]
             for (column, positions) in outputs {
                 var value = try decode(column, at: positions, from: statement, schema: schema)
-                if let type = column.resultType { value = Self.coerce(value, to: type) }
+                if let type = column.resultType { value = QueryEngine.coerce(value, to: type) }
                 if !value.isNull { row[column.key] = value }
             }
             rows.append(row)
@@ -195,22 +195,5 @@ extension SQLiteStore {
             }
             return .objectID(ObjectID(storeIdentifier: identifier, entityName: entity, reference: .int(key)))
         }
-    }
-
-    /// A result value in the type an expression description asks for (the rules of the
-    /// in-memory query engine: exact coercion first, else truncation or conversion of numbers).
-    static func coerce(_ value: StoreValue, to type: AttributeType) -> StoreValue {
-        guard !value.isNull else { return value }
-        if let exact = type.coerce(value), !exact.isNull { return exact }
-        switch type {
-        case .integer16, .integer32, .integer64:
-            if let d = value.doubleValue, d.isFinite, let i = Int64(exactly: d.rounded(.towardZero)) { return .int(i) }
-        case .double, .float:
-            if let d = value.doubleValue { return .double(type == .float ? Double(Float(d)) : d) }
-        case .decimal:
-            if let d = value.doubleValue, d.isFinite { return .decimal(Decimal(d)) }
-        default: break
-        }
-        return value
     }
 }

@@ -142,6 +142,16 @@ extension StoreError: LocalizedError {
 }
 
 extension StoreError {
+    /// A 134080 error about a malformed store file, naming the file and the line:
+    /// `"<path>, line <n>: <message>"`. Text-based stores report bad input with it.
+    public static func malformedFile(
+        _ url: URL, line: Int, _ message: String, entityName: String? = nil, propertyName: String? = nil
+    ) -> StoreError {
+        StoreError(
+            .persistentStoreOpen, "\(url.path), line \(line): \(message)", fileURL: url, entityName: entityName,
+            propertyName: propertyName)
+    }
+
     /// An invalid-predicate error (134060): the message names the problem, quotes the format
     /// string with a caret under `offset`, and ``position`` is `offset`.
     static func invalidPredicate(_ problem: String, format: String, at offset: Int) -> StoreError {

@@ -159,7 +159,10 @@ public enum QueryEngine {
         }
     }
 
-    private static func coerce(_ value: StoreValue, to type: AttributeType?) -> StoreValue {
+    /// A dictionary-result value in the type an expression description asks for: exact
+    /// coercion first (``AttributeType/coerce(_:)``), else numbers truncated or converted. Stores
+    /// that compute dictionary results themselves use it to agree with the in-memory engine.
+    public static func coerce(_ value: StoreValue, to type: AttributeType?) -> StoreValue {
         guard let type, !value.isNull else { return value }
         if let exact = type.coerce(value) { return exact }
         switch type {
