@@ -20,49 +20,79 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         case temporary(UUID)
     }
 
-    /// The entity of the object (the concrete entity, never an abstract parent).
-    public let entityName: String
-    /// Permanent or temporary, with the parts of each.
-    public let kind: Kind
+    // The entity name and store identifier are interned (``NameTable``): an ID holds two
+    // pointers and its reference, so copying one retains nothing for integer references, and
+    // comparing or hashing one never reads text. `unowned(unsafe)` is safe because interned
+    // names are never freed (the tables keep each one for the life of the process).
+    private unowned(unsafe) let entity: InternedName
+    /// The store; nil for a temporary ID (whose reference is then `.uuid`).
+    private unowned(unsafe) let store: InternedName?
+    private let reference: ReferenceObject
 
     /// A permanent ID.
     public init(storeIdentifier: String, entityName: String, reference: ReferenceObject) {
-        self.entityName = entityName
-        self.kind = .permanent(storeIdentifier: storeIdentifier, reference: reference)
+        self.init(entity: NameTable.entities.intern(entityName), store: NameTable.stores.intern(storeIdentifier), reference: reference)
+    }
+
+    init(entity: InternedName, store: InternedName?, reference: ReferenceObject) {
+        self.entity = entity
+        self.store = store
+        self.reference = reference
     }
 
     /// A new temporary ID for an object of `entityName`.
     public static func temporary(entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, kind: .temporary(UUIDGenerator.next()))
+        ObjectID(entity: NameTable.entities.intern(entityName), store: nil, reference: .uuid(UUIDGenerator.next()))
     }
 
-    private init(entityName: String, kind: Kind) {
-        self.entityName = entityName
-        self.kind = kind
+    /// A new temporary ID for an object of an interned entity (no table lookup).
+    static func temporary(entity: InternedName) -> ObjectID {
+        ObjectID(entity: entity, store: nil, reference: .uuid(UUIDGenerator.next()))
     }
 
-    /// Hashes the entity and the reference object (or the temporary UUID): the store
-    /// identifier is long and rarely tells IDs apart, and equal IDs still hash alike.
+    /// The entity of the object (the concrete entity, never an abstract parent).
+    public var entityName: String { entity.text }
+
+    /// Permanent or temporary, with the parts of each.
+    public var kind: Kind {
+        guard let store else {
+            // Temporary IDs are made with a UUID reference only (the initialisers above).
+            if case .uuid(let uuid) = reference { return .temporary(uuid) }
+            return .temporary(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        }
+        return .permanent(storeIdentifier: store.text, reference: reference)
+    }
+
+    /// The interned entity name (compiled entities are looked up by its number).
+    var internedEntity: InternedName { entity }
+
+    /// Equal when entity, store and reference are: two pointer comparisons and the reference.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.entity === rhs.entity && lhs.store === rhs.store && lhs.reference == rhs.reference
+    }
+
+    /// Hashes the entity (as a pointer) and the reference object (or the temporary UUID): the
+    /// store rarely tells IDs apart, and equal IDs still hash alike.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(entityName)
-        switch kind {
-        case .permanent(_, let reference): hasher.combine(reference)
-        case .temporary(let uuid): hasher.combine(uuid)
+        hasher.combine(ObjectIdentifier(entity))
+        switch reference {
+        case .int(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .uuid(let value): hasher.combine(value)
         }
     }
 
     /// Whether the ID is temporary (the object was never saved).
-    public var isTemporaryID: Bool { if case .temporary = kind { return true } else { return false } }
+    public var isTemporaryID: Bool { store == nil }
 
     /// The identifier of the store holding the object; nil for a temporary ID.
-    public var storeIdentifier: String? {
-        if case .permanent(let store, _) = kind { return store } else { return nil }
-    }
+    public var storeIdentifier: String? { store?.text }
+
+    /// Whether the ID is a permanent ID of the store with this interned identifier.
+    func belongs(to storeName: InternedName) -> Bool { store === storeName }
 
     /// The store's reference object; nil for a temporary ID.
-    public var referenceObject: ReferenceObject? {
-        if case .permanent(_, let reference) = kind { return reference } else { return nil }
-    }
+    public var referenceObject: ReferenceObject? { store == nil ? nil : reference }
 
     /// Core Data's URI form of the ID (see the type's documentation).
     public var uriRepresentation: URL {
@@ -88,7 +118,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         else { return nil }
         if parts[0].isEmpty {
             guard parts[2].first == "t", let uuid = UUID(uuidString: String(parts[2].dropFirst())) else { return nil }
-            self.init(entityName: entity, kind: .temporary(uuid))
+            self.init(entity: NameTable.entities.intern(entity), store: nil, reference: .uuid(uuid))
         } else {
             guard let store = Self.unescape(parts[0]),
                 let reference = ReferenceObject(uriComponent: parts[2])
