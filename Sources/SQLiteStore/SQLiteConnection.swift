@@ -59,7 +59,7 @@ final class SQLiteConnection {
         let message = String(cString: sqlite3_errmsg(handle))
         let code = extended != 0 ? extended : resultCode
         return StoreError(
-            .sqlite, "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))) while \(context): \(message)",
+            .sqlite, "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))) in \(url?.path ?? "(memory)") while \(context): \(message)",
             fileURL: url)
     }
 
@@ -80,7 +80,7 @@ final class SQLiteConnection {
             sqlite3_free(message)
             let extended = sqlite3_extended_errcode(handle)
             throw StoreError(
-                .sqlite, "SQLite error \(extended) (\(String(cString: sqlite3_errstr(extended)))) while executing \(sql): \(text)",
+                .sqlite, "SQLite error \(extended) (\(String(cString: sqlite3_errstr(extended)))) in \(url?.path ?? "(memory)") while executing \(sql): \(text)",
                 fileURL: url)
         }
     }
@@ -116,6 +116,12 @@ final class SQLiteConnection {
         }
         statements[sql] = wrapped
         return wrapped
+    }
+
+    /// Resets every cached statement, so none that a caller stopped reading early keeps a read
+    /// transaction open (it would block journal-mode changes and WAL checkpoints).
+    func resetCachedStatements() {
+        for statement in statements.values { statement.reset() }
     }
 
     /// The number of cached statements.
@@ -155,10 +161,12 @@ final class SQLiteConnection {
         defer { transactionDepth = 0 }
         do {
             let result = try body()
+            resetCachedStatements()
             try execute("COMMIT")
             return result
         } catch {
             // A failed COMMIT may already have rolled back; ROLLBACK then fails harmlessly.
+            resetCachedStatements()
             try? execute("ROLLBACK")
             throw error
         }
@@ -172,9 +180,11 @@ final class SQLiteConnection {
         defer { transactionDepth = 0 }
         do {
             let result = try body()
+            resetCachedStatements()
             try execute("COMMIT")
             return result
         } catch {
+            resetCachedStatements()
             try? execute("ROLLBACK")
             throw error
         }

@@ -85,14 +85,21 @@ final class SQLiteStatement {
 
     // MARK: Stepping
 
-    /// Steps once: true when a row is available, false when the statement is done.
+    /// Steps once: true when a row is available, false when the statement is done. A statement
+    /// that is done or failed is reset at once: an active statement keeps its read transaction
+    /// open, which blocks journal-mode changes and WAL checkpoints.
     @discardableResult
     func step() throws -> Bool {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default: throw connection.error(rc, "running \(sql)")
+        case SQLITE_DONE:
+            sqlite3_reset(handle)
+            return false
+        default:
+            let error = connection.error(rc, "running \(sql)")
+            sqlite3_reset(handle)
+            throw error
         }
     }
 

@@ -282,6 +282,9 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// `Z_UUID` and the decoded `Z_PLIST` of `Z_METADATA`.
     static func readMetadata(from connection: SQLiteConnection, url: URL?) throws -> (String?, StoreMetadata) {
         let statement = try connection.cached("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        // Read one row only: reset at once, or the statement would hold a read transaction open
+        // for as long as the store is added.
+        defer { statement.reset() }
         guard try statement.step() else {
             throw StoreError(.persistentStoreOpen, "The store at \(url?.path ?? "(memory)") has no metadata row", fileURL: url)
         }
