@@ -504,6 +504,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Throws: 134091 when a store that holds the entity does not run batch requests (nothing
     ///   is changed then); 134070 for a read-only store; what ``BatchUpdateRequest/validate(in:)``
     ///   throws.
+    @discardableResult
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         try request.validate(in: model)
         let entities = request.matchingEntityNames(in: model)
@@ -528,6 +529,7 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// - Throws: 134091 when a store involved does not run batch requests (nothing is deleted
     ///   then); 134070 for a read-only store; what ``BatchDeleteRequest/validate(in:)`` throws.
+    @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         try request.validate(in: model)
         if let ids = request.objectIDs, ids.isEmpty { return BatchResult.combining([], as: request.resultType) }
@@ -563,6 +565,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Throws: 134091 when that store does not run batch requests; 134070 when no store holds
     ///   the entity or the store is read-only; what ``BatchInsertRequest/validate(in:)`` and the
     ///   store throw (1550 for a value of the wrong type).
+    @discardableResult
     public func execute(_ request: BatchInsertRequest) throws -> BatchResult {
         try request.validate(in: model)
         return try state.withLock { state in
