@@ -337,8 +337,9 @@ public final class ManagedObjectContext {
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         var attempts = 0
         var versions: [ObjectID: Int64] = [:]
+        var request: SaveChangesRequest
         while true {
-            let request = try saveRequest(inserting: insertedObjects)
+            request = try saveRequest(inserting: insertedObjects)
             do {
                 versions = try coordinator.save(request)
                 break
@@ -349,16 +350,22 @@ public final class ManagedObjectContext {
             }
         }
 
-        let model = coordinator.model
         let updatedObjects = updated.values.filter(\.isUpdated)
         let saved = ContextDidSave(
             insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
             deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map(\.objectID)))
-        for object in insertedObjects + updatedObjects {
-            object.version = versions[object.objectID] ?? object.version
-            object.committed = object.snapshot(model: model)
-            object.changedKeys = []
-            object.isInserted = false
+        // The request's nodes are the objects' values as saved: they become the committed
+        // snapshots (one snapshot per saved object, not a second one after the save).
+        for (objects, nodes) in [(insertedObjects, request.insertedObjects), (updatedObjects, request.updatedObjects)] {
+            for (object, node) in zip(objects, nodes) {
+                // Built from these arrays in this order (saveRequest); `updated` has not changed since.
+                var committed = node.objectID == object.objectID ? node : object.snapshot(model: coordinator.model)
+                committed.version = versions[object.objectID] ?? node.version
+                object.version = committed.version
+                object.committed = committed
+                object.changedKeys = []
+                object.isInserted = false
+            }
         }
         for object in deleted.values { detach(object) }
         clearPendingChanges()
