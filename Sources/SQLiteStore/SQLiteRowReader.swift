@@ -16,10 +16,13 @@ struct SQLiteRowReader {
         let index: Int32
         let entityIndex: Int32?
         let destination: String
+        /// IDs of the declared destination entity.
+        let destinationPrefix: ObjectIDPrefix
     }
 
     private struct Plan {
         let entityName: String
+        let prefix: ObjectIDPrefix
         let attributes: [AttributeSlot]
         let toOnes: [ToOneSlot]
     }
@@ -27,9 +30,20 @@ struct SQLiteRowReader {
     /// The columns to select after `Z_PK, Z_ENT, Z_OPT`.
     let columns: [String]
     private let plans: [Int: Plan]
+    /// The store identifier of the IDs the reader makes.
+    let storeIdentifier: String
+    /// ID prefixes of every entity of the schema, by entity number (for to-ones that name a
+    /// sub-entity of their declared destination).
+    private let prefixes: [Int: ObjectIDPrefix]
 
-    /// A reader for rows of the given entities (all of one table).
-    init(entities: [SQLiteEntityMapping]) {
+    /// A reader for rows of the given entities (all of one table) of the store `storeIdentifier`.
+    init(entities: [SQLiteEntityMapping], storeIdentifier: String, schema: SQLiteSchema?) {
+        self.storeIdentifier = storeIdentifier
+        var prefixes: [Int: ObjectIDPrefix] = [:]
+        for (number, name) in schema?.entityNames ?? [:] {
+            prefixes[number] = ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: name)
+        }
+        self.prefixes = prefixes
         var columns: [String] = []
         var positions: [String: Int32] = [:]
         func position(_ column: String) -> Int32 {
@@ -45,9 +59,12 @@ struct SQLiteRowReader {
             let toOnes = entity.toOnes.map {
                 ToOneSlot(
                     name: $0.name, index: position($0.column), entityIndex: $0.entityColumn.map(position),
-                    destination: $0.destination)
+                    destination: $0.destination,
+                    destinationPrefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: $0.destination))
             }
-            plans[entity.number] = Plan(entityName: entity.name, attributes: attributes, toOnes: toOnes)
+            plans[entity.number] = Plan(
+                entityName: entity.name, prefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: entity.name),
+                attributes: attributes, toOnes: toOnes)
         }
         self.columns = columns
         self.plans = plans
@@ -83,22 +100,22 @@ struct SQLiteRowReader {
             toOne.reserveCapacity(plan.toOnes.count)
             for slot in plan.toOnes where !statement.isNull(at: slot.index) {
                 let destinationKey = statement.int64(at: slot.index)
-                var destination = slot.destination
+                var destination = slot.destinationPrefix
                 if let entityIndex = slot.entityIndex, !statement.isNull(at: entityIndex) {
                     let destinationNumber = Int(statement.int64(at: entityIndex))
-                    guard let name = schema.entityNames[destinationNumber] else {
+                    guard let prefix = prefixes[destinationNumber] else {
                         throw StoreError(
                             .persistentStoreOpen,
                             "\(plan.entityName).\(slot.name) of row \(key) names entity number \(destinationNumber), which the model does not have",
                             fileURL: url, entityName: plan.entityName, propertyName: slot.name)
                     }
-                    destination = name
+                    destination = prefix
                 }
-                toOne[slot.name] = ObjectID(storeIdentifier: store, entityName: destination, reference: .int(destinationKey))
+                toOne[slot.name] = destination.objectID(.int(destinationKey))
             }
         }
         return StoreNode(
-            objectID: ObjectID(storeIdentifier: store, entityName: plan.entityName, reference: .int(key)),
+            objectID: plan.prefix.objectID(.int(key)),
             attributes: attributes, toOne: toOne, version: statement.int64(at: 2))
     }
 }

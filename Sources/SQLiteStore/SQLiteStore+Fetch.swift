@@ -5,8 +5,8 @@ extension SQLiteStore {
     /// The row reader for a set of entities of one table (cached).
     func rowReader(for mappings: [SQLiteEntityMapping]) -> SQLiteRowReader {
         let key = mappings.map(\.number)
-        if let reader = rowReaders[key] { return reader }
-        let reader = SQLiteRowReader(entities: mappings)
+        if let reader = rowReaders[key], reader.storeIdentifier == identifier { return reader }
+        let reader = SQLiteRowReader(entities: mappings, storeIdentifier: identifier, schema: schema)
         rowReaders[key] = reader
         return reader
     }

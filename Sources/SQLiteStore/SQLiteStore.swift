@@ -58,6 +58,10 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     var insertSQL: [String: String] = [:]
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: SQLiteRowReader] = [:]
+    /// Interned object-ID prefixes by entity number, for ``objectIDPrefixStore``.
+    var objectIDPrefixes: [Int: ObjectIDPrefix] = [:]
+    /// The store identifier the prefixes were made for.
+    var objectIDPrefixStore = ""
     /// How many queries ran (prefetching and fault tests count them).
     public private(set) var queryCount = 0
     /// The SQL of the last compiled fetch (for tests and diagnostics).
@@ -475,6 +479,19 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
                 "Row \(primaryKey) of the store at \(url?.path ?? "(memory)") has entity number \(entityNumber), which the model does not have",
                 fileURL: url)
         }
-        return ObjectID(storeIdentifier: store, entityName: name, reference: .int(primaryKey))
+        return objectIDPrefix(entityNumber: entityNumber, entityName: name, store: store).objectID(.int(primaryKey))
+    }
+
+    /// The interned prefix of IDs of an entity in this store (made once per entity and store
+    /// identifier, so a fetch's rows make their IDs without hashing names).
+    func objectIDPrefix(entityNumber: Int, entityName: String, store: String) -> ObjectIDPrefix {
+        if objectIDPrefixStore != store {
+            objectIDPrefixes = [:]
+            objectIDPrefixStore = store
+        }
+        if let prefix = objectIDPrefixes[entityNumber] { return prefix }
+        let prefix = ObjectIDPrefix(storeIdentifier: store, entityName: entityName)
+        objectIDPrefixes[entityNumber] = prefix
+        return prefix
     }
 }

@@ -38,3 +38,26 @@ final class NameTable: Sendable {
         }
     }
 }
+
+/// The store and entity parts of object IDs, interned once, for stores that make many IDs of
+/// one entity (a fetch's rows): ``objectID(_:)`` makes an ID without a table lookup.
+package struct ObjectIDPrefix: Sendable {
+    // Interned names are never freed (see ``InternedName``), so holding them strongly here
+    // costs nothing beyond the table's own reference.
+    let entity: InternedName
+    let store: InternedName
+
+    /// The prefix of permanent IDs of `entityName` in the store `storeIdentifier`.
+    package init(storeIdentifier: String, entityName: String) {
+        entity = NameTable.entities.intern(entityName)
+        store = NameTable.stores.intern(storeIdentifier)
+    }
+
+    /// The store identifier.
+    package var storeIdentifier: String { store.text }
+
+    /// The permanent ID with this reference.
+    package func objectID(_ reference: ReferenceObject) -> ObjectID {
+        ObjectID(entity: entity, store: store, reference: reference)
+    }
+}
