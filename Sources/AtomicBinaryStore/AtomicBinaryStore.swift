@@ -37,6 +37,24 @@ public final class AtomicBinaryStore: AtomicStore {
     /// where disk space or transfer costs more than time: see `docs/benchmarks.md`.
     public static let compressionOption = "PersistentStores.Binary.Compression"
 
+    /// Option key: the most bytes a deflated data section may declare it inflates to (an
+    /// integer). The declared size is checked against it before any memory is committed or a
+    /// byte is inflated, so a small hostile file cannot make a load allocate and inflate
+    /// hundreds of megabytes before it is refused. Without the option the limit is
+    /// ``defaultInflationRatioLimit`` times the stored (deflated) size, but never below
+    /// ``defaultMinimumInflatedSizeLimit``: real stores deflate by a few times, deflate bombs
+    /// by about a thousand. Set the option for stores of very repetitive data.
+    public static let maximumInflatedSizeOption = "PersistentStores.Binary.MaximumInflatedSize"
+
+    /// How many times its stored size a deflated data section may inflate to by default.
+    public static let defaultInflationRatioLimit = 100
+
+    /// The inflated size every deflated data section may have by default, whatever its ratio.
+    public static let defaultMinimumInflatedSizeLimit = 64 << 20
+
+    /// The limit of ``maximumInflatedSizeOption``; nil for the default rule.
+    public let maximumInflatedSize: Int?
+
     /// The zlib level used when ``compressionOption`` is `true`.
     public static let defaultCompressionLevel: Int32 = 1
 
@@ -53,6 +71,14 @@ public final class AtomicBinaryStore: AtomicStore {
     /// Creates the store; an invalid ``compressionOption`` fails with 134070.
     public required init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws {
         compressionLevel = try Self.compressionLevel(from: options)
+        switch options[Self.maximumInflatedSizeOption] {
+        case nil: maximumInflatedSize = nil
+        case .int(let limit)? where limit > 0: maximumInflatedSize = Int(limit)
+        case let value?:
+            throw StoreError(
+                .persistentStoreOperation,
+                "The option \(Self.maximumInflatedSizeOption) must be a positive number of bytes, not \(value)")
+        }
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
@@ -69,6 +95,22 @@ public final class AtomicBinaryStore: AtomicStore {
         }
     }
 
+    /// Refuses a deflated data section that declares more inflated bytes than the limit
+    /// (``maximumInflatedSizeOption``), before anything is allocated or inflated.
+    private func checkInflatedSize(of file: BinaryFile, at url: URL) throws {
+        let header = file.header
+        guard header.isCompressed else { return }
+        let stored = header.storedDataLength
+        let (scaled, overflow) = stored.multipliedReportingOverflow(by: UInt64(Self.defaultInflationRatioLimit))
+        let limit = maximumInflatedSize.map(UInt64.init)
+            ?? max(UInt64(Self.defaultMinimumInflatedSizeLimit), overflow ? .max : scaled)
+        guard header.dataLength > limit else { return }
+        throw StoreError(
+            .persistentStoreOpen,
+            "\(url.path): byte 32: the deflated data section (\(stored) bytes) declares \(header.dataLength) bytes once inflated, more than the limit of \(limit) bytes; nothing was inflated (raise the limit with the option \(Self.maximumInflatedSizeOption) for a store of very repetitive data)",
+            fileURL: url)
+    }
+
     /// A new integer reference object, one above every one the store has used.
     override public func newReferenceObject(for entityName: String) -> ReferenceObject {
         defer { nextReference = nextReference == .max ? .max : nextReference + 1 }
@@ -83,6 +125,7 @@ public final class AtomicBinaryStore: AtomicStore {
         guard let url else { throw StoreError(.persistentStoreOpen, "A Binary store needs a URL") }
         guard let file = try BinaryFile.read(url) else { return }
         let fileMetadata = try Self.checkedType(file.metadata(), of: url)
+        try checkInflatedSize(of: file, at: url)
         adopt(fileMetadata)
         let decoder = BinaryDataDecoder(model: model, configurationName: configurationName, storeIdentifier: identifier)
         let before = cacheNodeCount

@@ -254,6 +254,42 @@ struct HostileFileTests {
         }
     }
 
+    /// A deflate bomb: a small deflated section whose header declares 100 MiB once inflated
+    /// (within deflate's own ratio, so the header alone does not refuse it). The declared size
+    /// is refused against the default limit before anything is inflated.
+    @Test func aDeflateBombIsRefusedBeforeInflating() throws {
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bomb = Self.file(data: Self.section(trailing: noise), compressed: true) { $0.dataLength = 100 << 20 }
+        let error = try Self.failure(bomb)
+        #expect(error?.code == .persistentStoreOpen)
+        #expect(error?.message.contains("declares 104857600 bytes once inflated") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("nothing was inflated") == true)
+        #expect(error?.message.contains(AtomicBinaryStore.maximumInflatedSizeOption) == true)
+    }
+
+    /// The limit is the caller's: below a file's declared size it refuses the file untouched,
+    /// above it the same file loads; a limit that is not a positive integer is an option error.
+    @Test func theInflatedSizeLimitIsAnOption() throws {
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Limited.store")
+            let bytes = Self.file(data: Self.section(), compressed: true)
+            try bytes.write(to: url)
+            let refused = storeError {
+                _ = try BinaryStore(model: Models.league, url: url, options: [AtomicBinaryStore.maximumInflatedSizeOption: .int(16)])
+            }
+            #expect(refused?.code == .persistentStoreOpen)
+            #expect(refused?.message.contains("more than the limit of 16 bytes") == true, "\(refused?.message ?? "")")
+            #expect(contents(of: url) == bytes, "the file is not modified")
+            let loaded = try BinaryStore(model: Models.league, url: url, options: [AtomicBinaryStore.maximumInflatedSizeOption: .int(1 << 20)])
+            #expect(try loaded.nodes("Team").count == 1)
+            let invalid = storeError {
+                _ = try BinaryStore(model: Models.league, url: url, options: [AtomicBinaryStore.maximumInflatedSizeOption: .int(0)])
+            }
+            #expect(invalid?.code == .persistentStoreOperation)
+        }
+    }
+
     @Test func filesOfOtherTypesAreATypeMismatchAndUntouched() throws {
         let others: [Data] = [
             Data("SQLite format 3\u{0}".utf8) + Data(count: 100), Data("<?xml version=\"1.0\"?><database/>".utf8),
