@@ -26,7 +26,7 @@ let package = Package(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
 
-        .target(name: "StoreCore"),
+        .target(name: "StoreCore", dependencies: ["CLibXML2"]),
         .target(name: "InMemoryStore", dependencies: ["StoreCore"]),
         .target(name: "SQLiteStore", dependencies: ["StoreCore", "CSQLite"]),
         .target(name: "AtomicBinaryStore", dependencies: ["StoreCore", "CZlib"]),

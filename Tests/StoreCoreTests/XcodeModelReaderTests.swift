@@ -314,6 +314,46 @@ struct XcodeModelErrorTests {
         #expect(error.fileURL?.lastPathComponent == "contents")
     }
 
+    /// The model file's bytes as they are (not necessarily UTF-8), or the error reading them gives.
+    static func error(bytes: [UInt8]) throws -> StoreError? {
+        let directory = try ModelTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = directory.appendingPathComponent("Bad.xcdatamodel", isDirectory: true)
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data(bytes).write(to: model.appendingPathComponent("contents"))
+        do {
+            _ = try ObjectModel(contentsOf: model)
+            return nil
+        } catch let error as StoreError {
+            return error
+        }
+    }
+
+    /// Foundation's XMLParser killed the process (SIGILL) on these five bytes: an element name
+    /// that is not valid UTF-8. Now a malformed-XML error naming the file and position.
+    @Test func anElementNameThatIsNotUTF8IsAnErrorNotACrash() throws {
+        let error = try #require(try Self.error(bytes: [0x3C, 0xFF, 0xFF, 0xFF, 0x0A]))
+        #expect(error.code == .coreData)
+        #expect(error.message.contains("Bad.xcdatamodel/contents"), "\(error.message)")
+        #expect(error.message.contains("malformed XML at line 1"), "\(error.message)")
+    }
+
+    /// A "billion laughs" entity chain used in an attribute value is refused at once (libxml2's
+    /// own amplification limits stay on, and any document type is refused), never expanded.
+    @Test func aDocumentTypeWithEntitiesIsRefused() throws {
+        var dtd = "<!DOCTYPE model [<!ENTITY l0 \"ha\">"
+        for level in 1...9 { dtd += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
+        dtd += "]>"
+        let xml = "<?xml version=\"1.0\"?>\n" + dtd + "\n<model><entity name=\"&l9;\"/></model>"
+        let error = try #require(Self.error(xml))
+        #expect(error.code == .coreData)
+        #expect(
+            error.message.contains("document type declaration") || error.message.contains("entity reference loop"),
+            "\(error.message)")
+        let plain = try #require(Self.error("<?xml version=\"1.0\"?>\n<!DOCTYPE model>\n<model><entity name=\"A\"/></model>"))
+        #expect(plain.message.contains("a document type declaration at line"), "\(plain.message)")
+    }
+
     @Test func errorsNameTheEntityAndProperty() throws {
         let error = try #require(Self.error(
             "<model><entity name=\"A\"><attribute name=\"x\" attributeType=\"Colour\"/></entity></model>"))
