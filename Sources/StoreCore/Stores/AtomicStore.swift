@@ -241,6 +241,7 @@ open class AtomicStore: PersistentStore {
     /// ``load()`` set the metadata are moved to the store's final identifier.
     func loadFromFile() throws {
         let initialIdentifier = identifier
+        if let url { try StoreFile.requireRegularFileOrNothing(at: url, storeType: Self.storeType) }
         try load()
         if identifier.isEmpty {
             metadata[MetadataKey.storeUUID] = .string(UUID().uuidString)
