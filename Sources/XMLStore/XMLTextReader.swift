@@ -48,7 +48,7 @@ final class XMLTextReader {
     let url: URL
     private let reader: xmlTextReaderPtr
     private let descriptor: Int32
-    private let errors: ErrorRecorder
+    private let errors: XMLErrorRecorder
     /// The line of the last text node read: an element past line 65,535 takes it (the
     /// whitespace before an element ends on the element's line).
     private var lastTextLine = 0
@@ -66,13 +66,6 @@ final class XMLTextReader {
         let name: String
     }
 
-    /// The first error libxml2 reported (level error or fatal).
-    private final class ErrorRecorder {
-        var message: String?
-        var line = 0
-        var column = 0
-    }
-
     /// Opens `url` for reading. A file that cannot be opened fails with 134080.
     init(url: URL) throws {
         self.url = url
@@ -88,19 +81,8 @@ final class XMLTextReader {
         }
         self.descriptor = descriptor
         self.reader = reader
-        self.errors = ErrorRecorder()
-        xmlTextReaderSetStructuredErrorHandler(
-            reader,
-            { context, error in
-                guard let context, let error else { return }
-                let recorder = Unmanaged<ErrorRecorder>.fromOpaque(context).takeUnretainedValue()
-                let details = error.pointee
-                guard recorder.message == nil, details.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-                let message = details.message.map { String(cString: $0) } ?? "code \(details.code)"
-                recorder.message = message.trimmingCharacters(in: .whitespacesAndNewlines)
-                recorder.line = Int(details.line)
-                recorder.column = Int(details.int2)
-            }, Unmanaged.passUnretained(errors).toOpaque())
+        self.errors = XMLErrorRecorder()
+        errors.install(on: reader)
     }
 
     deinit {

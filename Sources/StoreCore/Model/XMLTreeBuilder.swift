@@ -32,13 +32,6 @@ enum XMLTreeBuilder {
     private static let parseOptions = Int32(
         bitPattern: XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue)
 
-    /// The first error libxml2 reported (level error or fatal).
-    private final class ErrorRecorder {
-        var message: String?
-        var line = 0
-        var column = 0
-    }
-
     /// Parses `data`; a malformed document is a 134060 ``StoreError`` naming `file`, the line
     /// and column, and the parser's reason.
     static func parse(_ data: Data, file: URL) throws -> Element {
@@ -57,20 +50,9 @@ enum XMLTreeBuilder {
                 throw StoreError(.coreData, "Cannot read \(file.path): libxml2 could not create a reader", fileURL: file)
             }
             defer { xmlFreeTextReader(reader) }
-            let errors = ErrorRecorder()
-            // The recorder outlives the reader: both live until this closure returns.
-            xmlTextReaderSetStructuredErrorHandler(
-                reader,
-                { context, error in
-                    guard let context, let error else { return }
-                    let recorder = Unmanaged<ErrorRecorder>.fromOpaque(context).takeUnretainedValue()
-                    let details = error.pointee
-                    guard recorder.message == nil, details.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-                    let message = details.message.map { String(cString: $0) } ?? "code \(details.code)"
-                    recorder.message = message.trimmingCharacters(in: .whitespacesAndNewlines)
-                    recorder.line = Int(details.line)
-                    recorder.column = Int(details.int2)
-                }, Unmanaged.passUnretained(errors).toOpaque())
+            let errors = XMLErrorRecorder()
+            // The recorder outlives the reader's use: both live until this closure returns.
+            errors.install(on: reader)
             return try withExtendedLifetime(errors) {
                 try build(reader, errors: errors, file: file, malformed: malformed)
             }
@@ -78,7 +60,7 @@ enum XMLTreeBuilder {
     }
 
     private static func build(
-        _ reader: xmlTextReaderPtr, errors: ErrorRecorder, file: URL,
+        _ reader: xmlTextReaderPtr, errors: XMLErrorRecorder, file: URL,
         malformed: (Int, Int, String) -> StoreError
     ) throws -> Element {
         var stack: [Element] = []
