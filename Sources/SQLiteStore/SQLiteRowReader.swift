@@ -15,7 +15,6 @@ struct SQLiteRowReader {
         let name: String
         let index: Int32
         let entityIndex: Int32?
-        let destination: String
         /// IDs of the declared destination entity.
         let destinationPrefix: ObjectIDPrefix
     }
@@ -59,7 +58,6 @@ struct SQLiteRowReader {
             let toOnes = entity.toOnes.map {
                 ToOneSlot(
                     name: $0.name, index: position($0.column), entityIndex: $0.entityColumn.map(position),
-                    destination: $0.destination,
                     destinationPrefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: $0.destination))
             }
             plans[entity.number] = Plan(
@@ -78,7 +76,7 @@ struct SQLiteRowReader {
 
     /// The node of the current row (`Z_PK, Z_ENT, Z_OPT` at positions 0–2). To-many
     /// relationships are left out (faults).
-    func node(from statement: SQLiteStatement, store: String, schema: SQLiteSchema, url: URL?) throws -> StoreNode {
+    func node(from statement: SQLiteStatement, url: URL?) throws -> StoreNode {
         let key = statement.int64(at: 0)
         let number = Int(statement.int64(at: 1))
         guard let plan = plans[number] else {

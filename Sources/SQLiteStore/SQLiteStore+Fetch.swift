@@ -82,9 +82,8 @@ extension SQLiteStore {
                 "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)",
                 parameters: compiler.parameters, connection: connection)
             var nodes: [StoreNode] = []
-            let store = identifier
             while try statement.step() {
-                nodes.append(try reader.node(from: statement, store: store, schema: schema, url: url))
+                nodes.append(try reader.node(from: statement, url: url))
             }
             if !request.relationshipKeyPathsForPrefetching.isEmpty, !nodes.isEmpty {
                 try prefetch(request.relationshipKeyPathsForPrefetching, into: &nodes, entity: mapping, connection: connection, schema: schema)
@@ -166,7 +165,7 @@ extension SQLiteStore {
 
     /// The values of one object, read by primary key; 133000 when the row does not exist.
     public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
-        let (connection, schema) = try ready()
+        let (connection, _) = try ready()
         let mapping = try self.mapping(of: objectID.entityName)
         let key = try primaryKey(of: objectID)
         let reader = rowReader(for: [mapping])
@@ -177,7 +176,7 @@ extension SQLiteStore {
         guard try statement.step(), Int(statement.int64(at: 1)) == mapping.number else {
             throw Self.missing(objectID)
         }
-        return try reader.node(from: statement, store: identifier, schema: schema, url: url)
+        return try reader.node(from: statement, url: url)
     }
 
     static func missing(_ objectID: ObjectID) -> StoreError {
