@@ -119,7 +119,7 @@ public final class InMemoryStore: IncrementalStore {
     /// The destinations of one relationship of one object.
     public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
         guard let node = tables[objectID.entityName]?.node(for: objectID) else { throw missing(objectID) }
-        if let id = node.toOne[relationshipName] { return [id] }
+        if let id = node.destination(forToOne: relationshipName) { return [id] }
         return toMany(relationshipName, of: node)
     }
 
@@ -147,12 +147,12 @@ public final class InMemoryStore: IncrementalStore {
     private func complete(_ node: StoreNode) -> StoreNode {
         guard let derived = derivedToMany[node.entityName] else { return node }
         var result = node
-        for name in derived { result.toMany[name] = toMany(name, of: node) }
+        for name in derived { result.setDestinations(toMany(name, of: node), forToMany: name) }
         return result
     }
 
     private func toMany(_ name: String, of node: StoreNode) -> [ObjectID] {
-        if let stored = node.toMany[name] { return stored }
+        if let stored = node.destinations(forToMany: name) { return stored }
         guard derivedToMany[node.entityName]?.contains(name) == true,
             let relationship = model.relationship(name, of: node.entityName),
             let inverse = relationship.inverseName
@@ -204,7 +204,7 @@ public final class InMemoryStore: IncrementalStore {
         for var node in save.updatedObjects {
             guard let current = tables[node.entityName]?.node(for: node.objectID) else { continue }
             unindex(current)
-            for (key, value) in current.toMany where node.toMany[key] == nil { node.toMany[key] = value }
+            node.keepLoadedToManys(of: current)
             node.version = current.version + 1
             store(&node)
             tables[node.entityName]?.upsert(node)
@@ -216,7 +216,7 @@ public final class InMemoryStore: IncrementalStore {
 
     /// Drops derived to-manys before a node is stored (the index answers them).
     private func store(_ node: inout StoreNode) {
-        for name in derivedToMany[node.entityName] ?? [] { node.toMany[name] = nil }
+        for name in derivedToMany[node.entityName] ?? [] { node.setDestinations(nil, forToMany: name) }
     }
 
     private func index(_ node: StoreNode) {
@@ -224,7 +224,7 @@ public final class InMemoryStore: IncrementalStore {
             toOneIndex[node.entityName, default: [:]][name, default: [:]][destination, default: []].insert(node.objectID)
         }
         for attribute in indexedAttributes[node.entityName] ?? [] {
-            let value = node.attributes[attribute.name] ?? .null
+            let value = node.attributeValue(forKey: attribute.name) ?? .null
             attributeIndex[node.entityName, default: [:]][attribute.name, default: [:]][value, default: []].insert(node.objectID)
         }
     }
@@ -234,7 +234,7 @@ public final class InMemoryStore: IncrementalStore {
             toOneIndex[node.entityName]?[name]?[destination]?.remove(node.objectID)
         }
         for attribute in indexedAttributes[node.entityName] ?? [] {
-            attributeIndex[node.entityName]?[attribute.name]?[node.attributes[attribute.name] ?? .null]?.remove(node.objectID)
+            attributeIndex[node.entityName]?[attribute.name]?[node.attributeValue(forKey: attribute.name) ?? .null]?.remove(node.objectID)
         }
     }
 

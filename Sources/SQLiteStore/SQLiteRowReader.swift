@@ -9,11 +9,15 @@ struct SQLiteRowReader {
         let name: String
         let index: Int32
         let type: AttributeType
+        /// The attribute's slot in the entity's layout.
+        let slot: Int
     }
 
     private struct ToOneSlot {
         let name: String
         let index: Int32
+        /// The relationship's value slot in the entity's layout.
+        let slot: Int
         let entityIndex: Int32?
         /// IDs of the declared destination entity.
         let destinationPrefix: ObjectIDPrefix
@@ -21,6 +25,7 @@ struct SQLiteRowReader {
 
     private struct Plan {
         let entityName: String
+        let layout: EntityLayout
         let prefix: ObjectIDPrefix
         let attributes: [AttributeSlot]
         let toOnes: [ToOneSlot]
@@ -36,7 +41,7 @@ struct SQLiteRowReader {
     private let prefixes: [Int: ObjectIDPrefix]
 
     /// A reader for rows of the given entities (all of one table) of the store `storeIdentifier`.
-    init(entities: [SQLiteEntityMapping], storeIdentifier: String, schema: SQLiteSchema?) {
+    init(entities: [SQLiteEntityMapping], storeIdentifier: String, schema: SQLiteSchema?, model: ObjectModel) {
         self.storeIdentifier = storeIdentifier
         var prefixes: [Int: ObjectIDPrefix] = [:]
         for (number, name) in schema?.entityNames ?? [:] {
@@ -54,14 +59,28 @@ struct SQLiteRowReader {
         }
         var plans: [Int: Plan] = [:]
         for entity in entities {
-            let attributes = entity.attributes.map { AttributeSlot(name: $0.name, index: position($0.column), type: $0.type) }
-            let toOnes = entity.toOnes.map {
-                ToOneSlot(
-                    name: $0.name, index: position($0.column), entityIndex: $0.entityColumn.map(position),
-                    destinationPrefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: $0.destination))
+            // The mapping is made from the model, so every stored property has a slot; a
+            // layout of the mapping's own names stands in should the model lack the entity.
+            let layout =
+                model.layout(ofEntity: entity.name)
+                ?? EntityLayout(
+                    entityName: entity.name, attributeNames: entity.attributes.map(\.name),
+                    toOneNames: entity.toOnes.map(\.name), toManyNames: [])
+            let attributes = entity.attributes.compactMap { attribute in
+                layout.attributeSlot(of: attribute.name).map {
+                    AttributeSlot(name: attribute.name, index: position(attribute.column), type: attribute.type, slot: $0)
+                }
+            }
+            let toOnes = entity.toOnes.compactMap { toOne in
+                layout.toOneSlot(of: toOne.name).map {
+                    ToOneSlot(
+                        name: toOne.name, index: position(toOne.column), slot: $0, entityIndex: toOne.entityColumn.map(position),
+                        destinationPrefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: toOne.destination))
+                }
             }
             plans[entity.number] = Plan(
-                entityName: entity.name, prefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: entity.name),
+                entityName: entity.name, layout: layout,
+                prefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: entity.name),
                 attributes: attributes, toOnes: toOnes)
         }
         self.columns = columns
@@ -85,17 +104,15 @@ struct SQLiteRowReader {
                 "Row \(key) of the store at \(url?.path ?? "(memory)") has entity number \(number), which is not one of the entities read",
                 fileURL: url)
         }
-        var attributes: [String: StoreValue] = Dictionary(minimumCapacity: plan.attributes.count)
+        var values = [StoreValue](repeating: .null, count: plan.layout.valueCount)
         for slot in plan.attributes {
             do {
-                if let value = try SQLiteValueCoder.read(statement, at: slot.index, as: slot.type) { attributes[slot.name] = value }
+                if let value = try SQLiteValueCoder.read(statement, at: slot.index, as: slot.type) { values[slot.slot] = value }
             } catch {
                 throw error.error("\(plan.entityName).\(slot.name) of row \(key) in \(url?.path ?? "(memory)")")
             }
         }
-        var toOne: [String: ObjectID] = [:]
         if !plan.toOnes.isEmpty {
-            toOne.reserveCapacity(plan.toOnes.count)
             for slot in plan.toOnes where !statement.isNull(at: slot.index) {
                 let destinationKey = statement.int64(at: slot.index)
                 var destination = slot.destinationPrefix
@@ -109,11 +126,11 @@ struct SQLiteRowReader {
                     }
                     destination = prefix
                 }
-                toOne[slot.name] = destination.objectID(.int(destinationKey))
+                values[slot.slot] = .objectID(destination.objectID(.int(destinationKey)))
             }
         }
         return StoreNode(
-            objectID: plan.prefix.objectID(.int(key)),
-            attributes: attributes, toOne: toOne, version: statement.int64(at: 2))
+            objectID: plan.prefix.objectID(.int(key)), layout: plan.layout, values: values, toManys: plan.layout.unloadedToManys,
+            version: statement.int64(at: 2))
     }
 }

@@ -6,7 +6,7 @@ extension SQLiteStore {
     func rowReader(for mappings: [SQLiteEntityMapping]) -> SQLiteRowReader {
         let key = mappings.map(\.number)
         if let reader = rowReaders[key], reader.storeIdentifier == identifier { return reader }
-        let reader = SQLiteRowReader(entities: mappings, storeIdentifier: identifier, schema: schema)
+        let reader = SQLiteRowReader(entities: mappings, storeIdentifier: identifier, schema: schema, model: model)
         rowReaders[key] = reader
         return reader
     }
@@ -157,7 +157,7 @@ extension SQLiteStore {
             }
             for (key, indexes) in positions {
                 for index in indexes where model.relationship(name, of: nodes[index].entityName) != nil {
-                    nodes[index].toMany[name] = found[key] ?? []
+                    nodes[index].setDestinations(found[key] ?? [], forToMany: name)
                 }
             }
         }

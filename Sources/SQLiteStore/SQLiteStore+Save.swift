@@ -39,7 +39,7 @@ extension SQLiteStore {
                 versions[node.objectID] = 1
             }
             // To-manys after every row exists: some are written into the destinations' rows.
-            for node in request.insertedObjects where !node.toMany.isEmpty {
+            for node in request.insertedObjects where node.hasLoadedToManys {
                 let mapping = try self.mapping(of: node.entityName)
                 let key = try primaryKey(of: node.objectID)
                 for (name, destinations) in node.toMany {
@@ -196,9 +196,11 @@ extension SQLiteStore {
     /// Rejects attribute keys the entity does not have (transient attributes are allowed and
     /// not stored).
     private func checkKeys(of node: StoreNode, mapping: SQLiteEntityMapping) throws {
+        // A node in the model's own layout of the entity has no other keys.
+        if let layout = node.layout, layout === model.layout(ofEntity: mapping.name) { return }
         var stored = 0
-        for attribute in mapping.attributes where node.attributes[attribute.name] != nil { stored += 1 }
-        guard stored != node.attributes.count else { return }
+        for attribute in mapping.attributes where node.attributeValue(forKey: attribute.name) != nil { stored += 1 }
+        guard stored != node.attributeCount else { return }
         let known = Set(mapping.attributes.map(\.name))
         for name in node.attributes.keys.sorted() where !known.contains(name) {
             if model.attribute(name, of: mapping.name)?.isTransient == true { continue }
@@ -211,7 +213,7 @@ extension SQLiteStore {
     private func bindAttribute(
         _ attribute: SQLiteEntityMapping.AttributeColumn, of node: StoreNode, to statement: SQLiteStatement, at index: Int32
     ) throws {
-        guard let value = node.attributes[attribute.name] else {
+        guard let value = node.attributeValue(forKey: attribute.name) else {
             statement.bindNull(at: index)
             return
         }
@@ -229,7 +231,7 @@ extension SQLiteStore {
         _ toOne: SQLiteEntityMapping.ToOneColumn, of node: StoreNode, to statement: SQLiteStatement, at index: Int32,
         schema: SQLiteSchema
     ) throws {
-        guard let destination = node.toOne[toOne.name] else {
+        guard let destination = node.destination(forToOne: toOne.name) else {
             statement.bindNull(at: index)
             if toOne.entityColumn != nil { statement.bindNull(at: index + 1) }
             return

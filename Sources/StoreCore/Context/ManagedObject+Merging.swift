@@ -4,18 +4,20 @@ extension ManagedObject {
     /// Takes `node`'s values and version, then re-applies this object's current values for
     /// `keys` (without touching inverses: the objects on the other side keep their own changes).
     func merge(_ node: StoreNode, keeping keys: Set<String>, in context: ManagedObjectContext) {
-        let attributes = attributeValues
-        let toOne = toOneValues
+        var kept: [(key: String, attribute: StoreValue?, toOne: ManagedObject?)] = []
+        for key in keys where layout.valueSlot(of: key) != nil {
+            kept.append((key, primitiveAttribute(key), toOneObject(key)))
+        }
         let toMany = toManyValues
         fill(from: node, in: context)
-        for key in keys {
-            attributeValues[key] = attributes[key]
-            if model?.relationship(key, of: entity.name)?.isToMany == true {
-                toManyValues[key] = toMany[key]
-            } else if model?.relationship(key, of: entity.name) != nil {
-                toOneValues[key] = toOne[key]
+        for (key, attribute, toOne) in kept {
+            if layout.attributeSlot(of: key) != nil {
+                setPrimitiveAttribute(attribute, key)
+            } else {
+                storeToOne(toOne, key)
             }
         }
+        for key in keys where layout.toManySlot(of: key) != nil { toManyValues[key] = toMany[key] }
         changedKeys = keys
         if !keys.isEmpty { context.objectDidChange(self) }
     }
@@ -39,7 +41,12 @@ extension ManagedObject {
     /// Drops every reference to `object` from this object's relationships, without recording a
     /// change (the object was deleted elsewhere).
     func primitiveForget(_ object: ManagedObject) {
-        for (key, destination) in toOneValues where destination === object { toOneValues[key] = nil }
+        for (index, name) in layout.toOneNames.enumerated() {
+            let slot = layout.attributeCount + index
+            let pointsThere =
+                (index < toOneObjects.count && toOneObjects[index] === object) || slotValue(slot) == .objectID(object.objectID)
+            if pointsThere { storeToOne(nil, name) }
+        }
         for (key, var list) in toManyValues where list.contains(object) {
             list.remove(object)
             toManyValues[key] = list

@@ -7,7 +7,7 @@ extension ManagedObject {
     /// The destination of a to-one relationship; nil when nil, unknown or not a to-one.
     public func object(forKey key: String) -> ManagedObject? {
         willAccessValues()
-        return toOneValues[key]
+        return toOneObject(key)
     }
 
     /// The destinations of a to-many relationship, in order (the order matters for ordered
@@ -27,7 +27,7 @@ extension ManagedObject {
         let relationship = try requireRelationship(key, toMany: false)
         if let destination { try checkDestination(destination, for: relationship) }
         try fireFault()
-        let old = toOneValues[key]
+        let old = toOneObject(key)
         if old === destination { return }
         setPrimitiveToOne(destination, forKey: key)
         guard let inverse = model?.inverse(of: relationship) else { return }
@@ -37,7 +37,7 @@ extension ManagedObject {
             try destination.primitiveAdd(self, to: inverse.name)
         } else {
             try destination.fireFault()
-            if let previous = destination.toOneValues[inverse.name], previous !== self {
+            if let previous = destination.toOneObject(inverse.name), previous !== self {
                 previous.setPrimitiveToOne(nil, forKey: key)
             }
             destination.setPrimitiveToOne(self, forKey: inverse.name)
@@ -55,7 +55,7 @@ extension ManagedObject {
             try destination.primitiveAdd(self, to: inverse.name)
         } else {
             try destination.fireFault()
-            if let previous = destination.toOneValues[inverse.name], previous !== self {
+            if let previous = destination.toOneObject(inverse.name), previous !== self {
                 try previous.primitiveRemove(destination, from: relationship)
             }
             destination.setPrimitiveToOne(self, forKey: inverse.name)
@@ -90,8 +90,8 @@ extension ManagedObject {
 
     func setPrimitiveToOne(_ destination: ManagedObject?, forKey key: String) {
         willAccessValues()
-        if toOneValues[key] === destination { return }
-        toOneValues[key] = destination
+        if toOneObject(key) === destination { return }
+        storeToOne(destination, key)
         didChange(key)
     }
 
@@ -117,7 +117,7 @@ extension ManagedObject {
             didChange(relationship.name)
         } else {
             try fireFault()
-            if toOneValues[relationship.name] === destination { setPrimitiveToOne(nil, forKey: relationship.name) }
+            if toOneObject(relationship.name) === destination { setPrimitiveToOne(nil, forKey: relationship.name) }
         }
     }
 
@@ -144,7 +144,7 @@ extension ManagedObject {
     func destinations(of relationship: RelationshipDescription) throws -> [ManagedObject] {
         if relationship.isToMany { return try loadedList(relationship.name).objects }
         try fireFault()
-        return toOneValues[relationship.name].map { [$0] } ?? []
+        return toOneObject(relationship.name).map { [$0] } ?? []
     }
 
     private func requireRelationship(_ key: String, toMany: Bool) throws -> RelationshipDescription {

@@ -15,7 +15,7 @@ extension ManagedObject {
         if operation != .delete {
             for attribute in model.attributes(of: entity.name) where !attribute.isTransient {
                 errors += validate(attribute)
-                collect(&errors) { try validateValue(attributeValues[attribute.name] ?? .null, forKey: attribute.name) }
+                collect(&errors) { try validateValue(primitiveAttribute(attribute.name) ?? .null, forKey: attribute.name) }
             }
             for relationship in model.relationships(of: entity.name) where !relationship.isTransient {
                 errors += validate(relationship)
@@ -50,7 +50,7 @@ extension ManagedObject {
 
     private func validate(_ attribute: AttributeDescription) -> [StoreError] {
         let name = "\(entity.name).\(attribute.name)"
-        let value = attributeValues[attribute.name] ?? .null
+        let value = primitiveAttribute(attribute.name) ?? .null
         if value.isNull {
             return attribute.isOptional
                 ? [] : [failure(.validationMissingMandatoryProperty, attribute.name, "\(name) is a required value (object \(objectID))")]
@@ -95,7 +95,7 @@ extension ManagedObject {
     private func validate(_ relationship: RelationshipDescription) -> [StoreError] {
         let name = "\(entity.name).\(relationship.name)"
         if !relationship.isToMany {
-            guard !relationship.isOptional, toOneValues[relationship.name] == nil else { return [] }
+            guard !relationship.isOptional, !hasToOne(relationship.name) else { return [] }
             return [failure(.validationMissingMandatoryProperty, relationship.name, "\(name) is a required value (object \(objectID))")]
         }
         // An unloaded to-many of an updated object did not change, so it is still valid.

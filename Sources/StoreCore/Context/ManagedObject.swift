@@ -24,8 +24,10 @@ import Foundation
 open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The object's ID: temporary until the first save, permanent after.
     public internal(set) var objectID: ObjectID
+    /// The compiled slot layout of the object's entity (shared by every object of the entity).
+    public let layout: EntityLayout
     /// The object's entity.
-    public let entity: EntityDescription
+    public var entity: EntityDescription { layout.entity }
     /// The context the object is registered in; nil after it was deleted and saved, or the
     /// context went away.
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
@@ -37,8 +39,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// Whether the object was deleted and not saved yet.
     public internal(set) var isDeleted = false
 
-    var attributeValues: [String: StoreValue] = [:]
-    var toOneValues: [String: ManagedObject] = [:]
+    /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
+    /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
+    /// shared copy-on-write with the row cache and the committed snapshot.
+    var values: [StoreValue]
+    /// The objects of to-one relationships that were set or resolved, by to-one index (value
+    /// slot minus the attribute count); where one is present it is authoritative over the ID in
+    /// ``values`` (an inserted destination's ID changes when it is saved). Empty until needed.
+    var toOneObjects: [ManagedObject?] = []
     /// Loaded to-many relationships; an absent key is a to-many fault.
     var toManyValues: [String: ObjectList] = [:]
     /// The values the store last had (for `committedValues(forKeys:)` and rollback).
@@ -49,12 +57,22 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
     var registrationOrder = 0
 
-    /// Creates an object; contexts call this (``ManagedObjectContext/insert(entityName:)``
-    /// and fetches), applications do not.
-    public required init(entity: EntityDescription, objectID: ObjectID) {
-        self.entity = entity
+    /// Creates an object of a compiled layout; contexts call this
+    /// (``ManagedObjectContext/insert(entityName:)`` and fetches), applications do not.
+    /// Subclasses that declare their own initialisers must keep this one.
+    public required init(layout: EntityLayout, objectID: ObjectID) {
+        self.layout = layout
         self.objectID = objectID
         self.isFault = !objectID.isTemporaryID
+        self.values = objectID.isTemporaryID ? layout.emptyValues : []
+    }
+
+    /// Creates an object of an entity description on its own (its declared properties only, no
+    /// inherited ones); contexts use the model's compiled layouts instead.
+    public convenience init(entity: EntityDescription, objectID: ObjectID) {
+        self.init(
+            layout: EntityLayout(entity: entity, attributes: entity.attributes, relationships: entity.relationships),
+            objectID: objectID)
     }
 
     /// Whether the object has unsaved changes (inserted, deleted or updated).
@@ -66,8 +84,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// `Entity <uri>` with its attribute values (or "fault").
     public var description: String {
         if isFault { return "\(entity.name) \(objectID) (fault)" }
-        let values = attributeValues.keys.sorted().map { "\($0)=\(attributeValues[$0]?.description ?? "nil")" }
-        return "\(entity.name) \(objectID) {\(values.joined(separator: ", "))}"
+        let set = (0..<layout.attributeCount).filter { !slotValue($0).isNull }
+        let text = set.map { (layout.attributeNames[$0], slotValue($0).description) }.sorted { $0.0 < $1.0 }
+        return "\(entity.name) \(objectID) {\(text.map { "\($0.0)=\($0.1)" }.joined(separator: ", "))}"
     }
 
     /// Identity: an object equals only itself.
@@ -124,9 +143,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// and for unknown keys.
     public func value(forKey key: String) -> StoreValue {
         willAccessValues()
-        if let value = attributeValues[key] { return value }
-        if let object = toOneValues[key] { return .objectID(object.objectID) }
-        return .null
+        guard let slot = layout.valueSlot(of: key) else { return .null }
+        if layout.isToOne(valueSlot: slot), let object = toOneObject(atSlot: slot) { return .objectID(object.objectID) }
+        return slotValue(slot)
     }
 
     /// The value of an attribute converted to a Swift type; nil when nil or of another type.
@@ -142,7 +161,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// name takes `.objectID` or `.null`. An unknown key is 1550 as well.
     public func setValue(_ value: StoreValue, forKey key: String) throws {
         guard let model else { throw detached() }
-        if let attribute = model.attribute(key, of: entity.name) {
+        if let slot = layout.attributeSlot(of: key), slot < layout.attributes.count {
+            let attribute = layout.attributes[slot]
             guard let coerced = attribute.type.coerce(value) else {
                 throw StoreError(
                     .managedObjectValidation,
@@ -150,7 +170,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
                     objectIDs: [objectID], entityName: entity.name, propertyName: key)
             }
             willAccessValues()
-            if coerced.isNull { attributeValues[key] = nil } else { attributeValues[key] = coerced }
+            setSlotValue(coerced, slot)
             didChange(key)
             return
         }
@@ -247,11 +267,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     // MARK: Filling from the store
 
-    /// Takes the values of a node (the object becomes a non-fault at that version).
+    /// Takes the values of a node (the object becomes a non-fault at that version). A node in
+    /// the object's layout gives its value buffer itself; to-ones stay IDs until first used.
     func fill(from node: StoreNode, in context: ManagedObjectContext) {
-        attributeValues = node.attributes
-        toOneValues = node.toOne.mapValues { context.object(with: $0) }
-        toManyValues = node.toMany.mapValues { ids in ObjectList(ids.map { context.object(with: $0) }) }
+        let (nodeValues, nodeToManys) = node.slots(in: layout)
+        values = nodeValues
+        toOneObjects = []
+        toManyValues = [:]
+        for (slot, ids) in nodeToManys.enumerated() {
+            guard let ids else { continue }
+            toManyValues[layout.toManyNames[slot]] = ObjectList(ids.map { context.object(with: $0) })
+        }
         committed = node
         version = node.version
         isFault = false
@@ -259,30 +285,100 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// The store's form of the object's current values: attributes (not transient), to-ones,
-    /// and the to-manys that are loaded (all of them when `allToMany`).
-    func snapshot(model: ObjectModel) -> StoreNode {
-        var node = StoreNode(objectID: objectID, version: version)
-        for attribute in model.attributes(of: entity.name) where !attribute.isTransient {
-            if let value = attributeValues[attribute.name] { node.attributes[attribute.name] = value }
+    /// and the to-manys that are loaded (all of them for an inserted object). The value buffer
+    /// is the object's own, shared, unless a to-one's ID changed or a transient value is set.
+    func snapshot() -> StoreNode {
+        var snapshotValues = values.count == layout.valueCount ? values : layout.emptyValues
+        for (index, object) in toOneObjects.enumerated() {
+            guard let object else { continue }
+            let id = StoreValue.objectID(object.objectID)
+            if snapshotValues[layout.attributeCount + index] != id { snapshotValues[layout.attributeCount + index] = id }
         }
-        for relationship in model.relationships(of: entity.name) where !relationship.isTransient {
-            if relationship.isToMany {
-                if let list = toManyValues[relationship.name] {
-                    node.toMany[relationship.name] = list.objects.map(\.objectID)
+        for slot in layout.transientValueSlots where !snapshotValues[slot].isNull { snapshotValues[slot] = .null }
+        var toManys: [[ObjectID]?] = []
+        if layout.toManyCount > 0 {
+            toManys = layout.unloadedToManys
+            for (slot, name) in layout.toManyNames.enumerated() {
+                if let list = toManyValues[name] {
+                    toManys[slot] = list.objects.map(\.objectID)
                 } else if isInserted {
-                    node.toMany[relationship.name] = []
+                    toManys[slot] = []
                 }
-            } else if let destination = toOneValues[relationship.name] {
-                node.toOne[relationship.name] = destination.objectID
             }
+            for slot in layout.transientToManySlots { toManys[slot] = nil }
         }
-        return node
+        return StoreNode(objectID: objectID, layout: layout, values: snapshotValues, toManys: toManys, version: version)
+    }
+
+    /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for
+    /// both), unless the object keeps transient values the snapshot leaves out.
+    func adoptCommittedValues() {
+        guard layout.transientValueSlots.isEmpty, let committed, committed.layout === layout else { return }
+        values = committed.slots(in: layout).values
+    }
+
+    // MARK: Slots
+
+    /// The value in a value slot (`.null` for a fault or an empty slot).
+    @inline(__always)
+    func slotValue(_ slot: Int) -> StoreValue { slot < values.count ? values[slot] : .null }
+
+    /// Sets a value slot (an attribute, or a to-one's ID), sizing the buffer first if needed.
+    func setSlotValue(_ value: StoreValue, _ slot: Int) {
+        if values.count != layout.valueCount { values = layout.emptyValues }
+        values[slot] = value
+    }
+
+    /// The attribute value for a name; nil when nil or not an attribute.
+    func primitiveAttribute(_ key: String) -> StoreValue? {
+        guard let slot = layout.attributeSlot(of: key) else { return nil }
+        let value = slotValue(slot)
+        return value.isNull ? nil : value
+    }
+
+    /// Sets an attribute by name without recording a change (nil clears it).
+    func setPrimitiveAttribute(_ value: StoreValue?, _ key: String) {
+        guard let slot = layout.attributeSlot(of: key) else { return }
+        setSlotValue(value ?? .null, slot)
+    }
+
+    /// The object of a to-one value slot, resolving a stored ID to the context's object.
+    func toOneObject(atSlot slot: Int) -> ManagedObject? {
+        let index = slot - layout.attributeCount
+        if index < toOneObjects.count, let object = toOneObjects[index] { return object }
+        guard case .objectID(let id) = slotValue(slot), let context = managedObjectContext else { return nil }
+        let object = context.object(with: id)
+        if toOneObjects.count != layout.toOneNames.count { toOneObjects = Array(repeating: nil, count: layout.toOneNames.count) }
+        toOneObjects[index] = object
+        return object
+    }
+
+    /// The object of a to-one relationship by name; nil when nil or not a to-one.
+    func toOneObject(_ key: String) -> ManagedObject? {
+        guard let slot = layout.toOneSlot(of: key) else { return nil }
+        return toOneObject(atSlot: slot)
+    }
+
+    /// Whether a to-one relationship has a destination (without resolving it).
+    func hasToOne(_ key: String) -> Bool {
+        guard let slot = layout.toOneSlot(of: key) else { return false }
+        let index = slot - layout.attributeCount
+        if index < toOneObjects.count, toOneObjects[index] != nil { return true }
+        return !slotValue(slot).isNull
+    }
+
+    /// Sets a to-one relationship's destination without recording a change or touching inverses.
+    func storeToOne(_ object: ManagedObject?, _ key: String) {
+        guard let slot = layout.toOneSlot(of: key) else { return }
+        setSlotValue(object.map { .objectID($0.objectID) } ?? .null, slot)
+        if toOneObjects.count != layout.toOneNames.count { toOneObjects = Array(repeating: nil, count: layout.toOneNames.count) }
+        toOneObjects[slot - layout.attributeCount] = object
     }
 
     /// Forgets values and relationships (reset, deinit of the context), breaking reference cycles.
     func turnIntoFault() {
-        attributeValues = [:]
-        toOneValues = [:]
+        values = objectID.isTemporaryID ? layout.emptyValues : []
+        toOneObjects = []
         toManyValues = [:]
         changedKeys = []
         isFault = !objectID.isTemporaryID

@@ -134,11 +134,7 @@ public final class ManagedObjectContext {
                 entityName: entityName)
         }
         let object = makeObject(entityName: entityName, objectID: .temporary(entityName: entityName))
-        for attribute in coordinator.model.attributes(of: entityName) {
-            if let value = attribute.defaultValue, let coerced = attribute.type.coerce(value), !coerced.isNull {
-                object.attributeValues[attribute.name] = coerced
-            }
-        }
+        object.values = object.layout.defaultValues
         object.isFault = false
         object.isInserted = true
         register(object)
@@ -359,10 +355,11 @@ public final class ManagedObjectContext {
         for (objects, nodes) in [(insertedObjects, request.insertedObjects), (updatedObjects, request.updatedObjects)] {
             for (object, node) in zip(objects, nodes) {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
-                var committed = node.objectID == object.objectID ? node : object.snapshot(model: coordinator.model)
+                var committed = node.objectID == object.objectID ? node : object.snapshot()
                 committed.version = versions[object.objectID] ?? node.version
                 object.version = committed.version
                 object.committed = committed
+                object.adoptCommittedValues()
                 object.changedKeys = []
                 object.isInserted = false
             }
@@ -396,21 +393,19 @@ public final class ManagedObjectContext {
     }
 
     private func saveRequest(inserting insertedObjects: [ManagedObject]) throws -> SaveChangesRequest {
-        let model = coordinator.model
         let updatedObjects = updated.values.filter(\.isUpdated)
         let deletedObjects = deleted.values.filter { !$0.objectID.isTemporaryID && !$0.isInserted }
         var request = SaveChangesRequest()
         request.insertedObjects = insertedObjects.map { object in
-            var node = object.snapshot(model: model)
+            var node = object.snapshot()
             node.version = 0
             return node
         }
-        request.updatedObjects = updatedObjects.map { $0.snapshot(model: model) }
+        request.updatedObjects = updatedObjects.map { $0.snapshot() }
         request.deletedObjects = deletedObjects.map { StoreNode(objectID: $0.objectID, version: $0.version) }
         for object in updatedObjects { request.changedKeys[object.objectID] = object.changedKeys }
         for node in request.insertedObjects + request.updatedObjects {
-            let dangling = (Array(node.toOne.values) + node.toMany.values.flatMap { $0 }).filter(\.isTemporaryID)
-            if let first = dangling.first {
+            if let first = node.firstTemporaryDestination() {
                 throw StoreError(
                     .managedObjectReferentialIntegrity,
                     "\(node.entityName) \(node.objectID) points at \(first.entityName) \(first), which was deleted before it was ever saved",
@@ -620,9 +615,11 @@ public final class ManagedObjectContext {
 
     private func makeObject(entityName: String, objectID: ObjectID) -> ManagedObject {
         // Object IDs of this context come from the coordinator's model, so the entity exists; a
-        // foreign ID with an unknown entity gets an empty description and stays an unfillable fault.
-        let entity = coordinator.model.entity(named: entityName) ?? EntityDescription(entityName)
-        return coordinator.objectClass(forEntityName: entityName).init(entity: entity, objectID: objectID)
+        // foreign ID with an unknown entity gets an empty layout and stays an unfillable fault.
+        let layout =
+            coordinator.model.layout(for: objectID)
+            ?? EntityLayout(entity: EntityDescription(entityName), attributes: [], relationships: [])
+        return coordinator.objectClass(forEntityName: entityName).init(layout: layout, objectID: objectID)
     }
 
     private func register(_ object: ManagedObject) {

@@ -421,14 +421,14 @@ public final class PersistentStoreCoordinator: Sendable {
             guard let slot = state.slot(for: objectID.storeIdentifier) else { throw Self.missing(objectID) }
             if let atomic = slot.store as? AtomicStore {
                 guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
-                return node.toMany[relationshipName] ?? node.toOne[relationshipName].map { [$0] } ?? []
+                return node.destinations(forToMany: relationshipName) ?? node.destination(forToOne: relationshipName).map { [$0] } ?? []
             }
-            if let cached = state.rowCache[objectID]?.toMany[relationshipName] { return cached }
+            if let cached = state.rowCache[objectID]?.destinations(forToMany: relationshipName) { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.relationshipLoads += 1
             let ids = try incremental.newValue(forRelationship: relationshipName, forObjectWith: objectID)
             if model.relationship(relationshipName, of: objectID.entityName)?.isToMany == true {
-                state.rowCache[objectID]?.toMany[relationshipName] = ids
+                state.rowCache[objectID]?.setDestinations(ids, forToMany: relationshipName)
             }
             return ids
         }
@@ -478,9 +478,7 @@ public final class PersistentStoreCoordinator: Sendable {
                         for node in nodes {
                             var cached = node
                             cached.version = saved[node.objectID] ?? node.version
-                            if let previous = state.rowCache[node.objectID] {
-                                for (key, value) in previous.toMany where cached.toMany[key] == nil { cached.toMany[key] = value }
-                            }
+                            if let previous = state.rowCache[node.objectID] { cached.keepLoadedToManys(of: previous) }
                             state.rowCache[node.objectID] = cached
                         }
                     }

@@ -89,6 +89,17 @@ public struct ObjectModel: Sendable {
     /// The entity with that name.
     public func entity(named name: String) -> EntityDescription? { index.entities[name]?.description }
 
+    /// The compiled slot layout of an entity (see ``EntityLayout``); nil for an unknown name.
+    public func layout(ofEntity name: String) -> EntityLayout? { index.entities[name]?.layout }
+
+    /// The compiled layout of an object ID's entity, found by the ID's interned entity number
+    /// (numbers are unique per name in the process, so no text is compared).
+    func layout(for objectID: ObjectID) -> EntityLayout? {
+        let number = objectID.internedEntity.number
+        guard number < index.layoutsByNumber.count else { return nil }
+        return index.layoutsByNumber[number]
+    }
+
     /// All attributes of an entity, inherited ones first; empty for an unknown entity.
     public func attributes(of entityName: String) -> [AttributeDescription] {
         index.entities[entityName]?.attributes ?? []
@@ -290,9 +301,13 @@ private final class ModelIndex: Sendable {
         let selfAndDescendants: [String]
         let selfAndAncestors: [String]
         let root: String
+        let layout: EntityLayout
     }
 
     let entities: [String: ResolvedEntity]
+    /// Compiled layouts by interned entity number (``InternedName/number``): an object ID finds
+    /// its entity's layout by index, without hashing the name.
+    let layoutsByNumber: [EntityLayout?]
     let configurationMembers: [String: Set<String>]
 
     init(entities declared: [EntityDescription], configurations: [String: [String]]) throws {
@@ -366,7 +381,8 @@ private final class ModelIndex: Sendable {
                 relationships: relationships,
                 relationshipsByName: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }),
                 subentities: children[entity.name] ?? [], selfAndDescendants: descendants(entity.name),
-                selfAndAncestors: chain, root: chain.last ?? entity.name)
+                selfAndAncestors: chain, root: chain.last ?? entity.name,
+                layout: EntityLayout(entity: entity, attributes: attributes, relationships: relationships))
         }
 
         // Relationships: destinations and inverses.
@@ -413,5 +429,12 @@ private final class ModelIndex: Sendable {
         }
         self.entities = resolved
         self.configurationMembers = members
+        var layouts: [EntityLayout?] = []
+        for (name, entity) in resolved {
+            let number = NameTable.entities.intern(name).number
+            if layouts.count <= number { layouts += Array(repeating: nil, count: number + 1 - layouts.count) }
+            layouts[number] = entity.layout
+        }
+        self.layoutsByNumber = layouts
     }
 }

@@ -48,14 +48,14 @@ public struct NodeGraph {
         guard let node = try known ?? lookup(objectID) else { return .value(.null) }
         if let model, let relationship = model.relationship(key, of: node.entityName) {
             if relationship.isToMany {
-                let ids = try node.toMany[key] ?? relatedLookup?(key, node.objectID) ?? []
+                let ids = try node.destinations(forToMany: key) ?? relatedLookup?(key, node.objectID) ?? []
                 return .objects(ids.map { object(for: $0) })
             }
-            return .object(node.toOne[key].map { object(for: $0) })
+            return .object(node.destination(forToOne: key).map { object(for: $0) })
         }
-        if let value = node.attributes[key] { return .value(value) }
-        if let id = node.toOne[key] { return .object(object(for: id)) }
-        if let ids = node.toMany[key] { return .objects(ids.map { object(for: $0) }) }
+        if let value = node.attributeValue(forKey: key) { return .value(value) }
+        if let id = node.destination(forToOne: key) { return .object(object(for: id)) }
+        if let ids = node.destinations(forToMany: key) { return .objects(ids.map { object(for: $0) }) }
         return .value(.null)
     }
 }

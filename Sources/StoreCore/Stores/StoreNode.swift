@@ -6,40 +6,303 @@
 /// Absent keys mean: attribute nil, to-one nil; an absent to-many key means *not loaded* (a
 /// fault the coordinator fills through ``IncrementalStore/newValue(forRelationship:forObjectWith:)``)
 /// while an empty array means empty.
+///
+/// A node keeps its values in one of two forms, with the same meaning:
+/// - **slots** of its entity's compiled ``EntityLayout`` (``init(objectID:layout:version:)``): one
+///   value array, shared copy-on-write by the store's result, the coordinator's row cache and
+///   the object's snapshot. This is what the built-in stores and contexts make; read and write it
+///   with ``attributeValue(forKey:)``, ``setValue(_:forAttribute:)``,
+///   ``destination(forToOne:)``, ``destinations(forToMany:)`` and their setters, which resolve
+///   one name to one slot and build nothing.
+/// - **dictionaries** (``init(objectID:attributes:toOne:toMany:version:)``), the simple form
+///   for store authors.
+///
+/// ``attributes``, ``toOne`` and ``toMany`` read and write either form as dictionaries (a slotted
+/// node builds them on demand and becomes a dictionary node when changed through them).
 public struct StoreNode: Sendable, Hashable {
     /// The object's ID.
     public var objectID: ObjectID
-    /// Attribute values; a missing key is nil.
-    public var attributes: [String: StoreValue]
-    /// To-one destinations; a missing key is nil.
-    public var toOne: [String: ObjectID]
-    /// To-many destinations in order (the order matters only for ordered relationships); a
-    /// missing key is "not loaded".
-    public var toMany: [String: [ObjectID]]
     /// The row version: 1 after insert, +1 per saved change (SQLite's `Z_OPT`).
     public var version: Int64
 
-    /// Creates a node.
+    // Dictionary form (used when `layout` is nil).
+    private var attributeDictionary: [String: StoreValue]
+    private var toOneDictionary: [String: ObjectID]
+    private var toManyDictionary: [String: [ObjectID]]
+    // Slot form.
+    private var slotLayout: EntityLayout?
+    private var slotValues: [StoreValue]
+    private var slotToManys: [[ObjectID]?]
+
+    /// Creates a node from dictionaries.
     public init(
         objectID: ObjectID, attributes: [String: StoreValue] = [:], toOne: [String: ObjectID] = [:],
         toMany: [String: [ObjectID]] = [:], version: Int64 = 1
     ) {
         self.objectID = objectID
-        self.attributes = attributes
-        self.toOne = toOne
-        self.toMany = toMany
         self.version = version
+        self.attributeDictionary = attributes
+        self.toOneDictionary = toOne
+        self.toManyDictionary = toMany
+        self.slotLayout = nil
+        self.slotValues = []
+        self.slotToManys = []
+    }
+
+    /// Creates a node in the slots of `layout`, every value nil and every to-many not loaded.
+    public init(objectID: ObjectID, layout: EntityLayout, version: Int64 = 1) {
+        self.init(objectID: objectID, layout: layout, values: layout.emptyValues, toManys: layout.unloadedToManys, version: version)
+    }
+
+    /// Creates a node from slot arrays of `layout`: `values` by value slot (`.null` for nil,
+    /// to-ones as `.objectID`) and `toManys` by to-many slot (nil for not loaded). Arrays of the
+    /// wrong length are padded with nil or cut to the layout.
+    public init(objectID: ObjectID, layout: EntityLayout, values: [StoreValue], toManys: [[ObjectID]?], version: Int64 = 1) {
+        self.objectID = objectID
+        self.version = version
+        self.attributeDictionary = [:]
+        self.toOneDictionary = [:]
+        self.toManyDictionary = [:]
+        self.slotLayout = layout
+        self.slotValues = Self.fitted(values, to: layout.valueCount, empty: .null)
+        self.slotToManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil)
+    }
+
+    private static func fitted<T>(_ array: [T], to count: Int, empty: T) -> [T] {
+        if array.count == count { return array }
+        if array.count > count { return Array(array.prefix(count)) }
+        return array + Array(repeating: empty, count: count - array.count)
     }
 
     /// The node's entity name.
     public var entityName: String { objectID.entityName }
 
+    /// The layout of a slotted node; nil for a node made of dictionaries.
+    public var layout: EntityLayout? { slotLayout }
+
+    // MARK: Dictionary views
+
+    /// Attribute values; a missing key is nil.
+    public var attributes: [String: StoreValue] {
+        get {
+            guard let layout = slotLayout else { return attributeDictionary }
+            var result: [String: StoreValue] = Dictionary(minimumCapacity: layout.attributeCount)
+            for slot in 0..<layout.attributeCount where !slotValues[slot].isNull {
+                result[layout.attributeNames[slot]] = slotValues[slot]
+            }
+            return result
+        }
+        _modify {
+            makeDictionaries()
+            yield &attributeDictionary
+        }
+        set {
+            makeDictionaries()
+            attributeDictionary = newValue
+        }
+    }
+
+    /// To-one destinations; a missing key is nil.
+    public var toOne: [String: ObjectID] {
+        get {
+            guard let layout = slotLayout else { return toOneDictionary }
+            var result: [String: ObjectID] = [:]
+            for slot in layout.attributeCount..<layout.valueCount {
+                if case .objectID(let id) = slotValues[slot] { result[layout.name(ofValueSlot: slot)] = id }
+            }
+            return result
+        }
+        _modify {
+            makeDictionaries()
+            yield &toOneDictionary
+        }
+        set {
+            makeDictionaries()
+            toOneDictionary = newValue
+        }
+    }
+
+    /// To-many destinations in order (the order matters only for ordered relationships); a
+    /// missing key is "not loaded".
+    public var toMany: [String: [ObjectID]] {
+        get {
+            guard let layout = slotLayout else { return toManyDictionary }
+            var result: [String: [ObjectID]] = [:]
+            for (slot, ids) in slotToManys.enumerated() {
+                if let ids { result[layout.toManyNames[slot]] = ids }
+            }
+            return result
+        }
+        _modify {
+            makeDictionaries()
+            yield &toManyDictionary
+        }
+        set {
+            makeDictionaries()
+            toManyDictionary = newValue
+        }
+    }
+
+    /// Turns a slotted node into the dictionary form (before a change through a dictionary view).
+    private mutating func makeDictionaries() {
+        guard slotLayout != nil else { return }
+        let (attributes, toOne, toMany) = (self.attributes, self.toOne, self.toMany)
+        slotLayout = nil
+        slotValues = []
+        slotToManys = []
+        attributeDictionary = attributes
+        toOneDictionary = toOne
+        toManyDictionary = toMany
+    }
+
+    // MARK: Values by name
+
     /// The value of an attribute or to-one relationship as a ``StoreValue`` (`.objectID` for a
     /// to-one); `.null` when absent.
     public func value(forKey key: String) -> StoreValue {
-        if let value = attributes[key] { return value }
-        if let id = toOne[key] { return .objectID(id) }
+        if let layout = slotLayout {
+            guard let slot = layout.valueSlot(of: key) else { return .null }
+            return slotValues[slot]
+        }
+        if let value = attributeDictionary[key] { return value }
+        if let id = toOneDictionary[key] { return .objectID(id) }
         return .null
+    }
+
+    /// The value of an attribute; nil when it is nil or not an attribute of the node.
+    public func attributeValue(forKey key: String) -> StoreValue? {
+        if let layout = slotLayout {
+            guard let slot = layout.attributeSlot(of: key) else { return nil }
+            let value = slotValues[slot]
+            return value.isNull ? nil : value
+        }
+        return attributeDictionary[key]
+    }
+
+    /// Sets an attribute (nil or `.null` clears it).
+    public mutating func setValue(_ value: StoreValue?, forAttribute key: String) {
+        if let layout = slotLayout {
+            if let slot = layout.attributeSlot(of: key) {
+                slotValues[slot] = value ?? .null
+                return
+            }
+            makeDictionaries()
+        }
+        attributeDictionary[key] = value?.isNull == false ? value : nil
+    }
+
+    /// The destination of a to-one relationship; nil when there is none.
+    public func destination(forToOne key: String) -> ObjectID? {
+        if let layout = slotLayout {
+            guard let slot = layout.toOneSlot(of: key), case .objectID(let id) = slotValues[slot] else { return nil }
+            return id
+        }
+        return toOneDictionary[key]
+    }
+
+    /// Sets the destination of a to-one relationship (nil clears it).
+    public mutating func setDestination(_ destination: ObjectID?, forToOne key: String) {
+        if let layout = slotLayout {
+            if let slot = layout.toOneSlot(of: key) {
+                slotValues[slot] = destination.map(StoreValue.objectID) ?? .null
+                return
+            }
+            makeDictionaries()
+        }
+        toOneDictionary[key] = destination
+    }
+
+    /// The destinations of a to-many relationship; nil when it is not loaded.
+    public func destinations(forToMany key: String) -> [ObjectID]? {
+        if let layout = slotLayout {
+            guard let slot = layout.toManySlot(of: key) else { return nil }
+            return slotToManys[slot]
+        }
+        return toManyDictionary[key]
+    }
+
+    /// Sets the destinations of a to-many relationship (nil: not loaded).
+    public mutating func setDestinations(_ destinations: [ObjectID]?, forToMany key: String) {
+        if let layout = slotLayout {
+            if let slot = layout.toManySlot(of: key) {
+                slotToManys[slot] = destinations
+                return
+            }
+            makeDictionaries()
+        }
+        toManyDictionary[key] = destinations
+    }
+
+    /// Whether any to-many relationship is loaded.
+    public var hasLoadedToManys: Bool {
+        slotLayout == nil ? !toManyDictionary.isEmpty : slotToManys.contains { $0 != nil }
+    }
+
+    /// Takes the to-manys `other` has loaded and this node has not (a save's snapshot keeps the
+    /// to-manys the row cache already knew).
+    public mutating func keepLoadedToManys(of other: StoreNode) {
+        if let layout = slotLayout, other.slotLayout === layout {
+            for slot in slotToManys.indices where slotToManys[slot] == nil { slotToManys[slot] = other.slotToManys[slot] }
+            return
+        }
+        guard other.hasLoadedToManys else { return }
+        for (key, ids) in other.toMany where destinations(forToMany: key) == nil { setDestinations(ids, forToMany: key) }
+    }
+
+    /// The first to-one or to-many destination that is a temporary ID (a save must not store
+    /// one: its object was never saved).
+    public func firstTemporaryDestination() -> ObjectID? {
+        if let layout = slotLayout {
+            for slot in layout.attributeCount..<layout.valueCount {
+                if case .objectID(let id) = slotValues[slot], id.isTemporaryID { return id }
+            }
+            for ids in slotToManys {
+                if let ids, let id = ids.first(where: \.isTemporaryID) { return id }
+            }
+            return nil
+        }
+        return (Array(toOneDictionary.values) + toManyDictionary.values.flatMap { $0 }).first(where: \.isTemporaryID)
+    }
+
+    // MARK: Slots
+
+    /// The values in the slots of `layout` (by value slot, `.null` for nil) and the to-manys (nil
+    /// for not loaded): the node's own arrays when it uses that layout, shared, not copied.
+    public func slots(in layout: EntityLayout) -> (values: [StoreValue], toManys: [[ObjectID]?]) {
+        if slotLayout === layout { return (slotValues, slotToManys) }
+        var values = layout.emptyValues
+        var toManys = layout.unloadedToManys
+        for slot in 0..<layout.attributeCount {
+            if let value = attributeValue(forKey: layout.attributeNames[slot]) { values[slot] = value }
+        }
+        for slot in layout.attributeCount..<layout.valueCount {
+            if let id = destination(forToOne: layout.name(ofValueSlot: slot)) { values[slot] = .objectID(id) }
+        }
+        for slot in 0..<layout.toManyCount { toManys[slot] = destinations(forToMany: layout.toManyNames[slot]) }
+        return (values, toManys)
+    }
+
+    /// The number of attributes that are not nil.
+    public var attributeCount: Int {
+        guard let layout = slotLayout else { return attributeDictionary.count }
+        return (0..<layout.attributeCount).reduce(0) { $0 + (slotValues[$1].isNull ? 0 : 1) }
+    }
+
+    // MARK: Equality
+
+    /// Equal when ID, version and every value are (whatever form each node uses).
+    public static func == (lhs: StoreNode, rhs: StoreNode) -> Bool {
+        guard lhs.objectID == rhs.objectID, lhs.version == rhs.version else { return false }
+        if let layout = lhs.slotLayout, layout === rhs.slotLayout {
+            return lhs.slotValues == rhs.slotValues && lhs.slotToManys == rhs.slotToManys
+        }
+        return lhs.attributes == rhs.attributes && lhs.toOne == rhs.toOne && lhs.toMany == rhs.toMany
+    }
+
+    /// Hashes the ID and version (equal nodes have equal IDs and versions, whatever their form).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(version)
     }
 }
 

@@ -1,0 +1,139 @@
+/// Where an entity's values live in a slot array: the model compiles each entity once into a
+/// layout, and store nodes (``StoreNode``), the row cache, snapshots and managed objects hold
+/// their values in arrays of that layout instead of dictionaries keyed by property name.
+///
+/// Value slots hold the attributes (inherited ones first, in the parent's order) and then the
+/// to-one relationships (as `.objectID`, `.null` for nil); to-many relationships have slots of
+/// their own. A name is resolved to its slot once per request or per access; the values
+/// themselves are never keyed by text.
+///
+/// ```swift
+/// let layout = model.layout(ofEntity: "Person")!
+/// var node = StoreNode(objectID: id, layout: layout)
+/// node.setValue(.string("Ada"), forAttribute: "name")   // one lookup, no dictionary built
+/// ```
+///
+/// Layouts are shared by reference and immutable. A layout the model compiled
+/// (``isCompiled``) also knows each slot's description; a node made from dictionaries
+/// (``StoreNode/init(objectID:attributes:toOne:toMany:version:)``) never needs one.
+public final class EntityLayout: Sendable {
+    /// The entity name.
+    public let entityName: String
+    /// The entity as declared (a bare description of the name for layouts made from a node's keys).
+    public let entity: EntityDescription
+    /// The attribute names, by slot (slots `0..<attributeCount`).
+    public let attributeNames: [String]
+    /// The to-one relationship names; the first has value slot `attributeCount`.
+    public let toOneNames: [String]
+    /// The to-many relationship names, by to-many slot.
+    public let toManyNames: [String]
+    /// The attributes, by slot (empty unless ``isCompiled``).
+    public let attributes: [AttributeDescription]
+    /// The to-one relationships, in slot order (empty unless ``isCompiled``).
+    public let toOnes: [RelationshipDescription]
+    /// The to-many relationships, by to-many slot (empty unless ``isCompiled``).
+    public let toManys: [RelationshipDescription]
+    /// Whether the model compiled this layout (it then knows every property of the entity).
+    public let isCompiled: Bool
+    /// Empty value slots for this layout (every value nil); one shared buffer.
+    public let emptyValues: [StoreValue]
+    /// Empty to-many slots (every to-many not loaded); one shared buffer.
+    public let unloadedToManys: [[ObjectID]?]
+    /// A new object's values: each attribute's default value (coerced to its type), nil elsewhere.
+    let defaultValues: [StoreValue]
+    /// Value slots of transient properties (kept in objects, never stored).
+    let transientValueSlots: [Int]
+    /// To-many slots of transient relationships.
+    let transientToManySlots: [Int]
+    private let valueSlots: [String: Int]
+    private let toManySlots: [String: Int]
+
+    /// The number of attribute slots.
+    public var attributeCount: Int { attributeNames.count }
+    /// The number of value slots: attributes, then to-ones.
+    public var valueCount: Int { attributeNames.count + toOneNames.count }
+    /// The number of to-many slots.
+    public var toManyCount: Int { toManyNames.count }
+
+    /// The layout the model compiles for an entity, from its flattened properties.
+    convenience init(entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
+        let toOnes = relationships.filter { !$0.isToMany }
+        let toManys = relationships.filter(\.isToMany)
+        self.init(
+            entity: entity, attributeNames: attributes.map(\.name), toOneNames: toOnes.map(\.name),
+            toManyNames: toManys.map(\.name), attributes: attributes, toOnes: toOnes, toManys: toManys, isCompiled: true)
+    }
+
+    /// A layout of names only, for nodes built from dictionaries (``isCompiled`` is false).
+    public convenience init(entityName: String, attributeNames: [String], toOneNames: [String], toManyNames: [String]) {
+        self.init(
+            entity: EntityDescription(entityName), attributeNames: attributeNames, toOneNames: toOneNames,
+            toManyNames: toManyNames, attributes: [], toOnes: [], toManys: [], isCompiled: false)
+    }
+
+    private init(
+        entity: EntityDescription, attributeNames: [String], toOneNames: [String], toManyNames: [String],
+        attributes: [AttributeDescription], toOnes: [RelationshipDescription], toManys: [RelationshipDescription],
+        isCompiled: Bool
+    ) {
+        self.entityName = entity.name
+        self.entity = entity
+        self.attributeNames = attributeNames
+        self.toOneNames = toOneNames
+        self.toManyNames = toManyNames
+        self.attributes = attributes
+        self.toOnes = toOnes
+        self.toManys = toManys
+        self.isCompiled = isCompiled
+        var valueSlots: [String: Int] = Dictionary(minimumCapacity: attributeNames.count + toOneNames.count)
+        // A name declared twice keeps its first slot (models refuse duplicates; ad-hoc layouts
+        // come from dictionary keys, which are unique per kind).
+        for (slot, name) in (attributeNames + toOneNames).enumerated() where valueSlots[name] == nil { valueSlots[name] = slot }
+        var toManySlots: [String: Int] = Dictionary(minimumCapacity: toManyNames.count)
+        for (slot, name) in toManyNames.enumerated() where toManySlots[name] == nil { toManySlots[name] = slot }
+        self.valueSlots = valueSlots
+        self.toManySlots = toManySlots
+        self.transientValueSlots =
+            attributes.indices.filter { attributes[$0].isTransient }
+            + toOnes.indices.filter { toOnes[$0].isTransient }.map { $0 + attributes.count }
+        self.transientToManySlots = toManys.indices.filter { toManys[$0].isTransient }
+        var defaults = Array(repeating: StoreValue.null, count: attributeNames.count + toOneNames.count)
+        for (slot, attribute) in attributes.enumerated() {
+            if let value = attribute.defaultValue, let coerced = attribute.type.coerce(value) { defaults[slot] = coerced }
+        }
+        self.defaultValues = defaults
+        self.emptyValues = Array(repeating: .null, count: attributeNames.count + toOneNames.count)
+        self.unloadedToManys = Array(repeating: nil, count: toManyNames.count)
+    }
+
+    /// The value slot of an attribute or to-one relationship; nil for any other name.
+    @inline(__always)
+    public func valueSlot(of name: String) -> Int? { valueSlots[name] }
+
+    /// The slot of an attribute; nil when `name` is not an attribute of the layout.
+    public func attributeSlot(of name: String) -> Int? {
+        guard let slot = valueSlots[name], slot < attributeNames.count else { return nil }
+        return slot
+    }
+
+    /// The value slot of a to-one relationship; nil when `name` is not one.
+    public func toOneSlot(of name: String) -> Int? {
+        guard let slot = valueSlots[name], slot >= attributeNames.count else { return nil }
+        return slot
+    }
+
+    /// The to-many slot of a to-many relationship; nil when `name` is not one.
+    @inline(__always)
+    public func toManySlot(of name: String) -> Int? { toManySlots[name] }
+
+    /// Whether a value slot holds a to-one relationship (rather than an attribute).
+    @inline(__always)
+    public func isToOne(valueSlot slot: Int) -> Bool { slot >= attributeNames.count }
+
+    /// The name of a value slot.
+    public func name(ofValueSlot slot: Int) -> String {
+        slot < attributeNames.count ? attributeNames[slot] : toOneNames[slot - attributeNames.count]
+    }
+
+
+}
