@@ -49,6 +49,8 @@ let package = Package(
         .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
         .target(name: "StoreTestSupport", dependencies: ["StoreCore"], path: "Tests/StoreTestSupport"),
+        // The heap in use (glibc's mallinfo2), for tests that show memory is given back.
+        .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
 
         .target(name: "JSONFileStore", dependencies: ["StoreCore"], path: "Examples/JSONFileStore/Sources"),
         .testTarget(
@@ -60,7 +62,8 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
-            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport"]),
+            name: "SQLiteStoreTests",
+            dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport", "CHeapStatistics"]),
         .testTarget(
             name: "PipeCSVStoreTests",
             dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "StoreTestSupport", "crash-saver"]),

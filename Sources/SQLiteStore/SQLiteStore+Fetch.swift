@@ -256,17 +256,28 @@ extension SQLiteStore {
             throw StoreError(.persistentStoreOperation, "The SQLite store at \(url?.path ?? "(memory)") is read-only", fileURL: url)
         }
         var counters: [Int: [Int]] = [:]  // counter entity number → positions
+        // Mapping and ID prefix per entity, found once per entity rather than once per ID.
+        var entities: [Int: (counter: Int, prefix: ObjectIDPrefix)] = [:]
+        var prefixes: [ObjectIDPrefix] = []
+        prefixes.reserveCapacity(objectIDs.count)
         for (position, id) in objectIDs.enumerated() {
-            let mapping = try self.mapping(of: id.entityName)
-            if mapping.isAbstract {
-                throw StoreError(
-                    .persistentStoreOperation, "Entity \(id.entityName) is abstract; its objects cannot be saved",
-                    objectIDs: [id], entityName: id.entityName)
+            let entity: (counter: Int, prefix: ObjectIDPrefix)
+            if let known = entities[id.entityNumber] {
+                entity = known
+            } else {
+                let mapping = try self.mapping(of: id.entityName)
+                if mapping.isAbstract {
+                    throw StoreError(
+                        .persistentStoreOperation, "Entity \(id.entityName) is abstract; its objects cannot be saved",
+                        objectIDs: [id], entityName: id.entityName)
+                }
+                entity = (Self.counterNumber(of: mapping, in: schema), ObjectIDPrefix(storeIdentifier: identifier, entityOf: id))
+                entities[id.entityNumber] = entity
             }
-            counters[Self.counterNumber(of: mapping, in: schema), default: []].append(position)
+            prefixes.append(entity.prefix)
+            counters[entity.counter, default: []].append(position)
         }
         var result = objectIDs
-        let store = identifier
         try connection.transaction {
             for (number, positions) in counters.sorted(by: { $0.key < $1.key }) {
                 let read = try connection.cached("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
@@ -277,8 +288,7 @@ extension SQLiteStore {
                 write.bind(int64: Int64(number), at: 2)
                 try write.run()
                 for (offset, position) in positions.enumerated() {
-                    result[position] = ObjectID(
-                        storeIdentifier: store, entityName: objectIDs[position].entityName, reference: .int(current + 1 + Int64(offset)))
+                    result[position] = prefixes[position].objectID(.int(current + 1 + Int64(offset)))
                 }
             }
         }

@@ -90,16 +90,32 @@ extension SQLiteStore {
                 objectIDs: [node.objectID], entityName: mapping.name)
         }
         let key = try primaryKey(of: node.objectID)
-        try checkKeys(of: node, mapping: mapping)
+        let plan = slotPlan(for: mapping)
+        // A node in the model's own layout is read slot by slot; any other by name.
+        let direct = plan.map { node.layout === $0.layout } ?? false
+        if !direct { try checkKeys(of: node, mapping: mapping) }
         statement.bind(int64: key, at: 1)
         statement.bind(int64: Int64(mapping.number), at: 2)
         var index: Int32 = 3
-        for attribute in mapping.attributes {
-            try bindAttribute(attribute, of: node, to: statement, at: index)
+        for (position, attribute) in mapping.attributes.enumerated() {
+            let value: StoreValue?
+            if direct, let plan {
+                let slotValue = node.value(atSlot: plan.attributeSlots[position])
+                value = slotValue.isNull ? nil : slotValue
+            } else {
+                value = node.attributeValue(forKey: attribute.name)
+            }
+            try bindAttribute(attribute, value: value, of: node, to: statement, at: index)
             index += 1
         }
-        for toOne in mapping.toOnes {
-            try bindToOne(toOne, of: node, to: statement, at: index, schema: schema)
+        for (position, toOne) in mapping.toOnes.enumerated() {
+            let destination: ObjectID?
+            if direct, let plan {
+                if case .objectID(let id) = node.value(atSlot: plan.toOneSlots[position]) { destination = id } else { destination = nil }
+            } else {
+                destination = node.destination(forToOne: toOne.name)
+            }
+            try bindToOne(toOne, destination: destination, of: node, to: statement, at: index, schema: schema)
             index += toOne.entityColumn == nil ? 1 : 2
         }
         try statement.run()
@@ -138,11 +154,11 @@ extension SQLiteStore {
             "UPDATE \(SQLiteSchema.sql(mapping.table)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
         var index: Int32 = 1
         for attribute in attributes {
-            try bindAttribute(attribute, of: node, to: statement, at: index)
+            try bindAttribute(attribute, value: node.attributeValue(forKey: attribute.name), of: node, to: statement, at: index)
             index += 1
         }
         for toOne in toOnes {
-            try bindToOne(toOne, of: node, to: statement, at: index, schema: schema)
+            try bindToOne(toOne, destination: node.destination(forToOne: toOne.name), of: node, to: statement, at: index, schema: schema)
             index += toOne.entityColumn == nil ? 1 : 2
         }
         statement.bind(int64: key, at: index)
@@ -193,11 +209,21 @@ extension SQLiteStore {
 
     // MARK: Values
 
+    /// The slots of the model's layout for a mapping's columns (cached per entity); nil when the
+    /// model has no layout for the entity.
+    func slotPlan(for mapping: SQLiteEntityMapping) -> SQLiteSlotPlan? {
+        if let plan = slotPlans[mapping.number], plan.layout.entityName == mapping.name { return plan }
+        guard let layout = model.layout(ofEntity: mapping.name) else { return nil }
+        let plan = SQLiteSlotPlan(mapping: mapping, layout: layout)
+        slotPlans[mapping.number] = plan
+        return plan
+    }
+
     /// Rejects attribute keys the entity does not have (transient attributes are allowed and
     /// not stored).
     private func checkKeys(of node: StoreNode, mapping: SQLiteEntityMapping) throws {
         // A node in the model's own layout of the entity has no other keys.
-        if let layout = node.layout, layout === model.layout(ofEntity: mapping.name) { return }
+        if let layout = node.layout, layout === slotPlan(for: mapping)?.layout { return }
         var stored = 0
         for attribute in mapping.attributes where node.attributeValue(forKey: attribute.name) != nil { stored += 1 }
         guard stored != node.attributeCount else { return }
@@ -211,9 +237,10 @@ extension SQLiteStore {
     }
 
     private func bindAttribute(
-        _ attribute: SQLiteEntityMapping.AttributeColumn, of node: StoreNode, to statement: SQLiteStatement, at index: Int32
+        _ attribute: SQLiteEntityMapping.AttributeColumn, value: StoreValue?, of node: StoreNode, to statement: SQLiteStatement,
+        at index: Int32
     ) throws {
-        guard let value = node.attributeValue(forKey: attribute.name) else {
+        guard let value else {
             statement.bindNull(at: index)
             return
         }
@@ -228,10 +255,10 @@ extension SQLiteStore {
     }
 
     private func bindToOne(
-        _ toOne: SQLiteEntityMapping.ToOneColumn, of node: StoreNode, to statement: SQLiteStatement, at index: Int32,
-        schema: SQLiteSchema
+        _ toOne: SQLiteEntityMapping.ToOneColumn, destination: ObjectID?, of node: StoreNode, to statement: SQLiteStatement,
+        at index: Int32, schema: SQLiteSchema
     ) throws {
-        guard let destination = node.destination(forToOne: toOne.name) else {
+        guard let destination else {
             statement.bindNull(at: index)
             if toOne.entityColumn != nil { statement.bindNull(at: index + 1) }
             return

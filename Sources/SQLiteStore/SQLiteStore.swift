@@ -58,6 +58,9 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     var insertSQL: [String: String] = [:]
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: SQLiteRowReader] = [:]
+    /// Per entity number: the model's layout and the slot of each mapped attribute and to-one,
+    /// so rows are written from a node's slots without a lookup by name per value.
+    var slotPlans: [Int: SQLiteSlotPlan] = [:]
     /// Interned object-ID prefixes by entity number, for ``objectIDPrefixStore``.
     var objectIDPrefixes: [Int: ObjectIDPrefix] = [:]
     /// The store identifier the prefixes were made for.

@@ -96,9 +96,10 @@ extension ManagedObject {
     }
 
     func primitiveAdd(_ destination: ManagedObject, to key: String) throws {
-        var list = try loadedList(key)
-        guard list.append(destination) else { return }
-        toManyValues[key] = list
+        // Loaded first, then changed in place: a copy of the list would be copied again on
+        // every append (quadratic in the relationship's size).
+        _ = try loadedList(key)
+        guard toManyValues[key]?.append(destination) == true else { return }
         didChange(key)
     }
 
@@ -111,9 +112,8 @@ extension ManagedObject {
             return
         }
         if relationship.isToMany {
-            var list = try loadedList(relationship.name)
-            guard list.remove(destination) else { return }
-            toManyValues[relationship.name] = list
+            _ = try loadedList(relationship.name)
+            guard toManyValues[relationship.name]?.remove(destination) == true else { return }
             didChange(relationship.name)
         } else {
             try fireFault()

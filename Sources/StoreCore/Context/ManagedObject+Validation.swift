@@ -13,9 +13,11 @@ extension ManagedObject {
         guard let model else { return [] }
         var errors: [StoreError] = []
         if operation != .delete {
-            for attribute in model.attributes(of: entity.name) where !attribute.isTransient {
-                errors += validate(attribute)
-                collect(&errors) { try validateValue(primitiveAttribute(attribute.name) ?? .null, forKey: attribute.name) }
+            // The layout lists the entity's attributes (inherited first) with their slots.
+            for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+                let value = slotValue(slot)
+                errors += validate(attribute, value: value)
+                collect(&errors) { try validateValue(value, forKey: attribute.name) }
             }
             for relationship in model.relationships(of: entity.name) where !relationship.isTransient {
                 errors += validate(relationship)
@@ -48,9 +50,9 @@ extension ManagedObject {
         StoreError(code, message, objectIDs: [objectID], entityName: entity.name, propertyName: property)
     }
 
-    private func validate(_ attribute: AttributeDescription) -> [StoreError] {
-        let name = "\(entity.name).\(attribute.name)"
-        let value = primitiveAttribute(attribute.name) ?? .null
+    private func validate(_ attribute: AttributeDescription, value: StoreValue) -> [StoreError] {
+        // Built only for a failure: most values pass.
+        var name: String { "\(entity.name).\(attribute.name)" }
         if value.isNull {
             return attribute.isOptional
                 ? [] : [failure(.validationMissingMandatoryProperty, attribute.name, "\(name) is a required value (object \(objectID))")]
@@ -93,7 +95,7 @@ extension ManagedObject {
     }
 
     private func validate(_ relationship: RelationshipDescription) -> [StoreError] {
-        let name = "\(entity.name).\(relationship.name)"
+        var name: String { "\(entity.name).\(relationship.name)" }
         if !relationship.isToMany {
             guard !relationship.isOptional, !hasToOne(relationship.name) else { return [] }
             return [failure(.validationMissingMandatoryProperty, relationship.name, "\(name) is a required value (object \(objectID))")]

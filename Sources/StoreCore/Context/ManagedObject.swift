@@ -56,6 +56,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     var version: Int64 = 0
     /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
     var registrationOrder = 0
+    /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
+    /// filled and has not become a fault since).
+    var holdsRow = false
 
     /// Creates an object of a compiled layout; contexts call this
     /// (``ManagedObjectContext/insert(entityName:)`` and fetches), applications do not.
@@ -281,6 +284,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         committed = node
         version = node.version
         isFault = false
+        if !holdsRow, !objectID.isTemporaryID {
+            holdsRow = true
+            context.rowsToRetain.append(objectID)
+        }
         awakeFromFetch()
     }
 

@@ -42,6 +42,15 @@ public final class ManagedObjectContext {
     private var unannounced = ContextDidSave()
     private var observers: [Int: (ContextEvent) -> Void] = [:]
     private var nextObserver = 0
+    /// The class made for each layout, valid while the coordinator's class generation is
+    /// `classCacheGeneration`.
+    /// (The layout is kept so its identifier cannot be reused by another layout.)
+    private var classCache: [ObjectIdentifier: (layout: EntityLayout, type: ManagedObject.Type)] = [:]
+    private var classCacheGeneration = -1
+    /// Rows this context's objects started or stopped holding, told to the coordinator in one
+    /// call at the end of each operation (``settleRows()``).
+    var rowsToRetain: [ObjectID] = []
+    private var rowsToRelease: [ObjectID] = []
     /// Errors of non-throwing typed setters, thrown by the next save.
     var deferredErrors: [StoreError] = []
 
@@ -51,6 +60,9 @@ public final class ManagedObjectContext {
     }
 
     deinit {
+        // The rows of every object this context filled are no longer held by it.
+        let held = registered.values.filter(\.holdsRow).map(\.objectID)
+        coordinator.retainRows(rowsToRetain, releasing: rowsToRelease + held)
         // Objects reference each other strongly through relationships; break the cycles.
         for object in registered.values {
             object.turnIntoFault()
@@ -110,6 +122,7 @@ public final class ManagedObjectContext {
     /// The object for an ID, with its values loaded; throws 133000 when it does not exist (or is
     /// deleted in this context).
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        defer { settleRows() }
         if let object = registered[objectID] {
             if object.isDeleted { throw PersistentStoreCoordinator.missing(objectID) }
             if !object.isFault { return object }
@@ -219,13 +232,14 @@ public final class ManagedObjectContext {
     /// sort keys, stored objects come first in the store's order, then matching unsaved objects
     /// in the order they were registered.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        defer { settleRows() }
         let objects: [ManagedObject]
         if let merged = try fetchMergingPendingChanges(request) {
             objects = merged
         } else {
             var storeRequest = request
             storeRequest.resultType = .managedObjects
-            guard case .nodes(let nodes) = try coordinator.execute(storeRequest) else { return [] }
+            guard case .nodes(let nodes) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
             objects = nodes.map(materialize)
         }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
@@ -247,19 +261,21 @@ public final class ManagedObjectContext {
 
     /// The IDs of the objects a request matches (pending changes as in ``fetch(_:)``).
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        defer { settleRows() }
         if let merged = try fetchMergingPendingChanges(request) { return merged.map(\.objectID) }
         var storeRequest = request
         storeRequest.resultType = .objectIDs
-        guard case .objectIDs(let ids) = try coordinator.execute(storeRequest) else { return [] }
+        guard case .objectIDs(let ids) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
         return ids
     }
 
     /// The number of objects ``fetch(_:)`` would return.
     public func count(for request: FetchRequest) throws -> Int {
+        defer { settleRows() }
         if let merged = try fetchMergingPendingChanges(request) { return merged.count }
         var storeRequest = request
         storeRequest.resultType = .count
-        guard case .count(let count) = try coordinator.execute(storeRequest) else { return 0 }
+        guard case .count(let count) = try coordinator.execute(storeRequest, remembering: true) else { return 0 }
         return count
     }
 
@@ -269,7 +285,7 @@ public final class ManagedObjectContext {
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: StoreValue]] {
         var storeRequest = request
         storeRequest.resultType = .dictionaries
-        guard case .dictionaries(let rows) = try coordinator.execute(storeRequest) else { return [] }
+        guard case .dictionaries(let rows) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
         return rows
     }
 
@@ -289,7 +305,7 @@ public final class ManagedObjectContext {
         storeRequest.fetchOffset = 0
         storeRequest.fetchLimit = 0
         storeRequest.relationshipKeyPathsForPrefetching = []
-        guard case .nodes(let nodes) = try coordinator.execute(storeRequest) else { return [] }
+        guard case .nodes(let nodes) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
         let evaluator = PredicateEvaluator()
         func matches(_ object: ManagedObject) throws -> Bool {
             guard let predicate = request.predicate else { return true }
@@ -322,6 +338,7 @@ public final class ManagedObjectContext {
     /// A save without changes does nothing (unless store metadata was set, which it writes).
     /// A failed save leaves every change pending.
     public func save() throws {
+        defer { settleRows() }
         try processPendingChanges()
         guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
         post(.willSave)
@@ -360,6 +377,11 @@ public final class ManagedObjectContext {
                 object.version = committed.version
                 object.committed = committed
                 object.adoptCommittedValues()
+                if !object.holdsRow {
+                    // The save put the row in the cache; this object now holds it.
+                    object.holdsRow = true
+                    rowsToRetain.append(object.objectID)
+                }
                 object.changedKeys = []
                 object.isInserted = false
             }
@@ -516,14 +538,15 @@ public final class ManagedObjectContext {
     /// the object's unsaved changes re-applied over them. An object whose row is gone becomes a
     /// fault (firing it then throws 133000).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        defer { settleRows() }
         guard object.managedObjectContext === self, !object.isInserted else { return }
         guard mergeChanges else {
             updated[ObjectIdentifier(object)] = nil
-            object.turnIntoFault()
+            fault(object)
             return
         }
         guard let current = try? coordinator.node(for: object.objectID, refreshingCache: true) else {
-            object.turnIntoFault()
+            fault(object)
             return
         }
         object.merge(current, keeping: object.changedKeys, in: self)
@@ -533,6 +556,7 @@ public final class ManagedObjectContext {
     /// this context (and the relationships that held them), updated objects are refreshed with
     /// their unsaved changes kept. Posts objects-did-change.
     public func mergeChanges(from save: ContextDidSave) {
+        defer { settleRows() }
         for id in save.deletedObjectIDs {
             if let object = registered[id] { forget(object) }
         }
@@ -548,13 +572,14 @@ public final class ManagedObjectContext {
     /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
     /// changed and deleted ones take their last saved values again.
     public func rollback() {
+        defer { settleRows() }
         for object in inserted.values { detach(object) }
         for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
             object.isDeleted = false
             if let committed = object.committed {
                 object.fill(from: committed, in: self)
             } else {
-                object.turnIntoFault()
+                fault(object)
             }
             object.changedKeys = []
         }
@@ -564,6 +589,7 @@ public final class ManagedObjectContext {
     /// Forgets every registered object and every unsaved change; objects already handed out
     /// become detached faults.
     public func reset() {
+        defer { settleRows() }
         for object in registered.values { detach(object) }
         clearPendingChanges()
     }
@@ -572,7 +598,7 @@ public final class ManagedObjectContext {
     private func detach(_ object: ManagedObject) {
         if registered[object.objectID] === object { registered[object.objectID] = nil }
         object.isInserted = false
-        object.turnIntoFault()
+        fault(object)
         object.managedObjectContext = nil
     }
 
@@ -588,6 +614,25 @@ public final class ManagedObjectContext {
         unannounced = ContextDidSave()
     }
 
+    // MARK: Row cache holds
+
+    /// Tells the coordinator which rows this context's objects now hold or let go.
+    private func settleRows() {
+        guard !rowsToRetain.isEmpty || !rowsToRelease.isEmpty else { return }
+        coordinator.retainRows(rowsToRetain, releasing: rowsToRelease)
+        rowsToRetain = []
+        rowsToRelease = []
+    }
+
+    /// Turns an object into a fault, letting go of its row.
+    private func fault(_ object: ManagedObject) {
+        if object.holdsRow {
+            object.holdsRow = false
+            rowsToRelease.append(object.objectID)
+        }
+        object.turnIntoFault()
+    }
+
     // MARK: Internals used by ManagedObject
 
     func objectDidChange(_ object: ManagedObject) {
@@ -597,6 +642,7 @@ public final class ManagedObjectContext {
     }
 
     func fulfillFault(_ object: ManagedObject) throws {
+        defer { settleRows() }
         let node = try coordinator.node(for: object.objectID)
         object.fill(from: node, in: self)
     }
@@ -619,7 +665,19 @@ public final class ManagedObjectContext {
         let layout =
             coordinator.model.layout(for: objectID)
             ?? EntityLayout(entity: EntityDescription(entityName), attributes: [], relationships: [])
-        return coordinator.objectClass(forEntityName: entityName).init(layout: layout, objectID: objectID)
+        return objectClass(for: layout).init(layout: layout, objectID: objectID)
+    }
+
+    private func objectClass(for layout: EntityLayout) -> ManagedObject.Type {
+        let generation = coordinator.classGeneration.load(ordering: .acquiring)
+        if generation != classCacheGeneration {
+            classCache = [:]
+            classCacheGeneration = generation
+        }
+        if let known = classCache[ObjectIdentifier(layout)] { return known.type }
+        let type = coordinator.objectClass(forEntityName: layout.entityName)
+        classCache[ObjectIdentifier(layout)] = (layout, type)
+        return type
     }
 
     private func register(_ object: ManagedObject) {

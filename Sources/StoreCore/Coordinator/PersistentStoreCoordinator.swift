@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 
 /// The coordinator: one model, any number of stores behind it, and the row cache. Contexts talk
@@ -21,6 +22,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public let registry: StoreRegistry
     private let state: Locked<State>
     private let classes = Locked<[String: ManagedObject.Type]>([:])
+    /// Advances whenever a class is registered, so contexts can cache the class per entity and
+    /// know when to look again without taking the lock per object.
+    let classGeneration = Atomic<Int>(0)
     private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
 
     private struct Slot {
@@ -28,10 +32,19 @@ public final class PersistentStoreCoordinator: Sendable {
         let store: any PersistentStore
     }
 
+    struct CachedRow {
+        var node: StoreNode
+        /// The number of objects, over every context, filled from this row and not yet faulted.
+        var holders: Int
+    }
+
     private struct State {
         var slots: [Slot] = []
-        /// Node values last read from or written to incremental stores, by object ID.
-        var rowCache: [ObjectID: StoreNode] = [:]
+        /// Rows of incremental stores, by object ID: the node last read or written and how many
+        /// contexts hold its object (Core Data's snapshot reference counting). A row lives while
+        /// some context holds its object, so a process that fetches many objects once does not
+        /// keep them after its contexts let them go.
+        var rowCache: [ObjectID: CachedRow] = [:]
         var statistics = CoordinatorStatistics()
         /// Incremental stores whose metadata was set and not yet saved.
         var metadataPending: Set<String> = []
@@ -61,6 +74,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Makes contexts create instances of `type` for `entityName`.
     public func register(_ type: ManagedObject.Type, forEntityName entityName: String) {
         classes.withLock { $0[entityName] = type }
+        classGeneration.add(1, ordering: .releasing)
     }
 
     /// The class contexts create for an entity: its own registered class, else the nearest
@@ -244,26 +258,32 @@ public final class PersistentStoreCoordinator: Sendable {
     public func obtainPermanentIDs(for objectIDs: [ObjectID], assignments: [ObjectID: String] = [:]) throws -> [ObjectID] {
         try state.withLock { state in
             var result = objectIDs
-            var groups: [String: [Int]] = [:]
+            // Positions of the IDs by the index of their store's slot; the store of each entity
+            // is found once per entity rather than once per ID.
+            var groups: [Int: [Int]] = [:]
+            var targets: [Int: Int] = [:]
             for (position, id) in objectIDs.enumerated() where id.isTemporaryID {
-                let target: Slot
-                if let assigned = assignments[id] {
-                    guard let slot = state.slot(for: assigned) else {
+                let target: Int
+                if !assignments.isEmpty, let assigned = assignments[id] {
+                    guard let index = state.slots.firstIndex(where: { $0.handle.identifier == assigned }) else {
                         throw StoreError(.persistentStoreOperation, "Object \(id) is assigned to a store that is not added")
                     }
-                    target = slot
+                    target = index
+                } else if let known = targets[id.entityNumber] {
+                    target = known
                 } else {
-                    guard let slot = state.slots.first(where: { $0.store.holds(entityName: id.entityName) }) else {
+                    guard let index = state.slots.firstIndex(where: { $0.store.holds(entityName: id.entityName) }) else {
                         throw StoreError(
                             .persistentStoreOperation, "No store of this coordinator holds entity \(id.entityName)",
                             objectIDs: [id], entityName: id.entityName)
                     }
-                    target = slot
+                    targets[id.entityNumber] = index
+                    target = index
                 }
-                groups[target.handle.identifier, default: []].append(position)
+                groups[target, default: []].append(position)
             }
-            for slot in state.slots {
-                guard let positions = groups[slot.handle.identifier] else { continue }
+            for (index, slot) in state.slots.enumerated() {
+                guard let positions = groups[index] else { continue }
                 let temporary = positions.map { objectIDs[$0] }
                 let permanent: [ObjectID]
                 if let incremental = slot.store as? any IncrementalStore {
@@ -291,6 +311,12 @@ public final class PersistentStoreCoordinator: Sendable {
     /// unknown key path fails the same way on every store. With several stores, results are
     /// merged, sorted by the sort keys, shaped (dictionaries, aggregates) and windowed here.
     public func execute(_ request: FetchRequest) throws -> StoreResult {
+        try execute(request, remembering: false)
+    }
+
+    /// Executes a fetch; with `remembering`, object results enter the row cache (contexts then
+    /// hold the rows of the objects they fill with ``retainRows(_:releasing:)``).
+    func execute(_ request: FetchRequest, remembering: Bool) throws -> StoreResult {
         guard model.entity(named: request.entityName) != nil else {
             throw StoreError(.coreData, "The model has no entity named \(request.entityName)", entityName: request.entityName)
         }
@@ -304,7 +330,7 @@ public final class PersistentStoreCoordinator: Sendable {
             state.statistics.fetches += slots.count
             if slots.count == 1 {
                 let result = try Self.fetch(request, from: slots[0])
-                Self.remember(result, in: &state)
+                if remembering { Self.remember(result, in: &state) }
                 return result
             }
             // Several stores: each answers without the window, then the window applies to the
@@ -319,7 +345,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 for slot in slots {
                     if case .nodes(let found) = try Self.fetch(unwindowed, from: slot) { nodes += found }
                 }
-                Self.remember(.nodes(nodes), in: &state)
+                if remembering { Self.remember(.nodes(nodes), in: &state) }
                 let stores = state.slots
                 let graph = NodeGraph(model: model) { id in try Self.lookup(id, in: stores) }
                 let evaluator = PredicateEvaluator()
@@ -382,7 +408,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 lastStore = store
                 lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
             }
-            if lastIsIncremental { state.rowCache[node.objectID] = node }
+            if lastIsIncremental { state.rowCache[node.objectID, default: CachedRow(node: node, holders: 0)].node = node }
         }
     }
 
@@ -401,12 +427,12 @@ public final class PersistentStoreCoordinator: Sendable {
                 guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
                 return node
             }
-            if !refreshingCache, let cached = state.rowCache[objectID] { return cached }
+            if !refreshingCache, let cached = state.rowCache[objectID] { return cached.node }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.nodeLoads += 1
             do {
                 let node = try incremental.newValues(forObjectWith: objectID)
-                state.rowCache[objectID] = node
+                state.rowCache[objectID, default: CachedRow(node: node, holders: 0)].node = node
                 return node
             } catch {
                 state.rowCache[objectID] = nil
@@ -423,16 +449,34 @@ public final class PersistentStoreCoordinator: Sendable {
                 guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
                 return node.destinations(forToMany: relationshipName) ?? node.destination(forToOne: relationshipName).map { [$0] } ?? []
             }
-            if let cached = state.rowCache[objectID]?.destinations(forToMany: relationshipName) { return cached }
+            if let cached = state.rowCache[objectID]?.node.destinations(forToMany: relationshipName) { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.relationshipLoads += 1
             let ids = try incremental.newValue(forRelationship: relationshipName, forObjectWith: objectID)
             if model.relationship(relationshipName, of: objectID.entityName)?.isToMany == true {
-                state.rowCache[objectID]?.setDestinations(ids, forToMany: relationshipName)
+                state.rowCache[objectID]?.node.setDestinations(ids, forToMany: relationshipName)
             }
             return ids
         }
     }
+
+    // MARK: Row cache
+
+    /// Counts the rows of `retained` as held by one more object each and those of `released` by
+    /// one fewer, forgetting rows no object holds any more. IDs without a cached row are ignored.
+    func retainRows(_ retained: [ObjectID], releasing released: [ObjectID] = []) {
+        guard !retained.isEmpty || !released.isEmpty else { return }
+        state.withLock { state in
+            for id in retained { state.rowCache[id]?.holders += 1 }
+            for id in released {
+                guard let row = state.rowCache[id] else { continue }
+                if row.holders <= 1 { state.rowCache[id] = nil } else { state.rowCache[id]?.holders -= 1 }
+            }
+        }
+    }
+
+    /// The number of rows in the row cache (rows of objects that some context holds).
+    public var cachedRowCount: Int { state.withLock { $0.rowCache.count } }
 
     static func missing(_ objectID: ObjectID) -> StoreError {
         StoreError(
@@ -456,12 +500,10 @@ public final class PersistentStoreCoordinator: Sendable {
                 }
                 parts.append((slot, part))
             }
-            let known = Set(state.slots.map(\.handle.identifier))
-            for node in request.insertedObjects + request.updatedObjects + request.deletedObjects
-            where !known.contains(node.objectID.storeIdentifier ?? "") {
+            if let stranger = request.belongsToStores(state.slots.map(\.handle.identifier)) {
                 throw StoreError(
-                    .persistentStoreSave, "Object \(node.objectID) does not belong to a store of this coordinator",
-                    objectIDs: [node.objectID])
+                    .persistentStoreSave, "Object \(stranger) does not belong to a store of this coordinator",
+                    objectIDs: [stranger])
             }
             var versions: [ObjectID: Int64] = [:]
             for (slot, part) in parts {
@@ -478,8 +520,9 @@ public final class PersistentStoreCoordinator: Sendable {
                         for node in nodes {
                             var cached = node
                             cached.version = saved[node.objectID] ?? node.version
-                            if let previous = state.rowCache[node.objectID] { cached.keepLoadedToManys(of: previous) }
-                            state.rowCache[node.objectID] = cached
+                            let previous = state.rowCache[node.objectID]
+                            if let previous { cached.keepLoadedToManys(of: previous.node) }
+                            state.rowCache[node.objectID] = CachedRow(node: cached, holders: previous?.holders ?? 0)
                         }
                     }
                     for node in part.deletedObjects { state.rowCache[node.objectID] = nil }

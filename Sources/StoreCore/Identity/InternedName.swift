@@ -53,6 +53,12 @@ package struct ObjectIDPrefix: Sendable {
         store = NameTable.stores.intern(storeIdentifier)
     }
 
+    /// The prefix of permanent IDs of the entity of `objectID` in the store `storeIdentifier`.
+    package init(storeIdentifier: String, entityOf objectID: ObjectID) {
+        entity = objectID.internedEntity
+        store = NameTable.stores.intern(storeIdentifier)
+    }
+
     /// The store identifier.
     package var storeIdentifier: String { store.text }
 

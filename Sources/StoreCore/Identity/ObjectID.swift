@@ -66,6 +66,9 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The interned entity name (compiled entities are looked up by its number).
     var internedEntity: InternedName { entity }
 
+    /// A number unique to the entity name in this process (stores key per-entity caches by it).
+    package var entityNumber: Int { entity.number }
+
     /// Equal when entity, store and reference are: two pointer comparisons and the reference.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         lhs.entity === rhs.entity && lhs.store === rhs.store && lhs.reference == rhs.reference

@@ -30,11 +30,25 @@ public struct SaveChangesRequest: Sendable, Hashable {
 
     /// The part of the request that concerns one store.
     public func filtered(toStore identifier: String) -> SaveChangesRequest {
-        func mine(_ node: StoreNode) -> Bool { node.objectID.storeIdentifier == identifier }
+        let store = NameTable.stores.intern(identifier)
+        // Store identifiers are interned: a pointer comparison per node, no text read.
+        func mine(_ node: StoreNode) -> Bool { node.objectID.belongs(to: store) }
+        if insertedObjects.allSatisfy(mine) && updatedObjects.allSatisfy(mine) && deletedObjects.allSatisfy(mine) {
+            return self
+        }
         let updated = updatedObjects.filter(mine)
         return SaveChangesRequest(
             insertedObjects: insertedObjects.filter(mine), updatedObjects: updated,
             deletedObjects: deletedObjects.filter(mine),
-            changedKeys: changedKeys.filter { $0.key.storeIdentifier == identifier })
+            changedKeys: changedKeys.filter { $0.key.belongs(to: store) })
+    }
+
+    /// The first object that belongs to none of these stores; nil when all belong to one.
+    func belongsToStores(_ identifiers: [String]) -> ObjectID? {
+        let stores = identifiers.map { NameTable.stores.intern($0) }
+        for nodes in [insertedObjects, updatedObjects, deletedObjects] {
+            for node in nodes where !stores.contains(where: { node.objectID.belongs(to: $0) }) { return node.objectID }
+        }
+        return nil
     }
 }

@@ -282,6 +282,14 @@ public struct StoreNode: Sendable, Hashable {
         return (values, toManys)
     }
 
+    /// The value in a value slot of the node's layout (`.null` for a dictionary node or a slot
+    /// out of range): one array read, for stores that resolved their slots once per entity.
+    @inline(__always)
+    public func value(atSlot slot: Int) -> StoreValue {
+        guard slotLayout != nil, slot >= 0, slot < slotValues.count else { return .null }
+        return slotValues[slot]
+    }
+
     /// The number of attributes that are not nil.
     public var attributeCount: Int {
         guard let layout = slotLayout else { return attributeDictionary.count }
