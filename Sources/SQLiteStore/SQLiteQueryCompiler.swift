@@ -345,6 +345,7 @@ final class SQLiteQueryCompiler {
                 guard let l = try operand(lhs, for: .unknown, options: folding) else { return "0" }
                 var members: [String] = []
                 var matchesNil = false
+                let firstMember = parameters.count
                 for item in items {
                     if case .constant(.null) = item {
                         matchesNil = true
@@ -353,7 +354,7 @@ final class SQLiteQueryCompiler {
                     if let sql = try operand(item, for: lhsDomain, options: folding) { members.append(sql) }
                 }
                 var tests: [String] = []
-                if !members.isEmpty { tests.append("\(l) IN (\(members.joined(separator: ", ")))") }
+                if !members.isEmpty { tests.append(membership(l, members, parametersFrom: firstMember)) }
                 if matchesNil { tests.append("\(l) IS NULL") }
                 return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
             case .constant(.string), .column(_, .string), .computed(_, .string):
@@ -469,16 +470,98 @@ final class SQLiteQueryCompiler {
             return op == .equalTo ? equal : "(NOT COALESCE(\(equal), 0))"
         case .in:
             guard case .list(let items) = other else { return try compareObject(objectValue, .equalTo, other) }
-            let tests = items.map { item -> String in
-                if case .constant(let constant) = item {
-                    return constant.isNull ? "\(ref.key) IS NULL" : objectEquals(ref, constant)
+            // Keys grouped by entity number, so any number of IDs compiles to one membership
+            // test per entity (an OR per ID would exceed SQLite's expression depth at 1,000).
+            var keysByEntity: [(number: Int?, keys: [Int64])] = []
+            var matchesNil = false
+            for item in items {
+                guard case .constant(let constant) = item else { continue }
+                if constant.isNull {
+                    matchesNil = true
+                    continue
                 }
-                return "0"
-            }.filter { $0 != "0" }
+                guard let (number, key) = objectKey(ref, constant) else { continue }
+                if let index = keysByEntity.firstIndex(where: { $0.number == number }) {
+                    keysByEntity[index].keys.append(key)
+                } else {
+                    keysByEntity.append((number, [key]))
+                }
+            }
+            var tests: [String] = []
+            for (number, keys) in keysByEntity {
+                let first = parameters.count
+                let members = keys.map { parameter(.int($0)) }
+                let test = membership(ref.key, members, parametersFrom: first)
+                if let number, let entityNumber = ref.entityNumber {
+                    tests.append("(\(entityNumber) = \(number) AND \(test))")
+                } else {
+                    tests.append(test)
+                }
+            }
+            if matchesNil { tests.append("\(ref.key) IS NULL") }
             return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
         default:
             return "0"
         }
+    }
+
+    /// The primary key an object-ID constant names, and its entity number when the object's
+    /// entity can vary (nil when it cannot); nil when the ID cannot be an object of `ref`.
+    private func objectKey(_ ref: ObjectRef, _ constant: StoreValue) -> (Int?, Int64)? {
+        guard case .objectID(let id) = constant, id.storeIdentifier == storeIdentifier, case .int(let key)? = id.referenceObject,
+            let number = schema.entityNumbers[id.entityName],
+            model.rootEntityName(of: id.entityName) == model.rootEntityName(of: ref.entity)
+        else { return nil }
+        if ref.entityNumber != nil { return (number, key) }
+        return id.entityName == ref.entity || model.isEntity(id.entityName, kindOf: ref.entity) ? (nil, key) : nil
+    }
+
+    /// `sql IN (…)` for members just bound (the parameters from `first` on, one per member, or
+    /// any SQL). Past a few hundred plain integer or text parameters the list becomes one JSON
+    /// array parameter read with `json_each`, so any number of values fits SQLite's limits on
+    /// parameters (32,766) and statement size.
+    private func membership(_ sql: String, _ members: [String], parametersFrom first: Int) -> String {
+        let largeList = 256
+        let bound = Array(parameters[first...])
+        let plain =
+            members.count > largeList && bound.count == members.count
+            && members.enumerated().allSatisfy { $0.element == "?\(first + $0.offset + 1)" }
+        if plain, let json = Self.jsonArray(bound) {
+            parameters.removeSubrange(first...)
+            return "\(sql) IN (SELECT value FROM json_each(\(parameter(.string(json)))))"
+        }
+        return "\(sql) IN (\(members.joined(separator: ", ")))"
+    }
+
+    /// A JSON array of integers and texts; nil when a value is of another kind (or text holds
+    /// a NUL, which SQLite's JSON text cannot carry).
+    static func jsonArray(_ values: [StoreValue]) -> String? {
+        var json = "["
+        json.reserveCapacity(values.count * 8)
+        for (index, value) in values.enumerated() {
+            if index > 0 { json += "," }
+            switch value {
+            case .int(let number): json += String(number)
+            case .string(let text):
+                json += "\""
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "\"": json += "\\\""
+                    case "\\": json += "\\\\"
+                    case "\0": return nil
+                    default:
+                        if scalar.value < 0x20 {
+                            json += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                        } else {
+                            json.unicodeScalars.append(scalar)
+                        }
+                    }
+                }
+                json += "\""
+            default: return nil
+            }
+        }
+        return json + "]"
     }
 
     /// Whether the object is the one an object-ID constant names.

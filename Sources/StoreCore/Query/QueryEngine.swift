@@ -36,7 +36,39 @@ public enum QueryEngine {
         evaluator: PredicateEvaluator = PredicateEvaluator()
     ) throws -> [StoreNode] {
         guard let predicate, predicate != .truePredicate else { return nodes }
+        if let (key, ids) = objectIDSet(predicate) {
+            // A key whose value is not an object ID (nil, a to-many) takes the general path.
+            return try nodes.filter { node in
+                guard let key else { return ids.contains(node.objectID) }
+                if case .objectID(let id) = node.value(forKey: key) { return ids.contains(id) }
+                return try evaluator.evaluate(predicate, with: graph.object(for: node))
+            }
+        }
         return try nodes.filter { try evaluator.evaluate(predicate, with: graph.object(for: $0)) }
+    }
+
+    /// The IDs of `SELF IN {id, id, …}` (the shape of a fetch that fills faults; key nil) or
+    /// `key IN {id, …}` (prefetching a to-many through its inverse), so each node costs one set
+    /// lookup instead of a comparison with every listed ID.
+    static func objectIDSet(_ predicate: FetchPredicate) -> (key: String?, ids: Set<ObjectID>)? {
+        guard case .comparison(let comparison) = predicate, comparison.op == .in,
+            case .collection(let items) = comparison.rhs, items.count > 16
+        else { return nil }
+        let key: String?
+        switch comparison.lhs {
+        case .evaluatedObject: key = nil
+        case .keyPath(.evaluatedObject, let components) where components.count == 1:
+            guard case .key(let name) = components[0] else { return nil }
+            key = name
+        default: return nil
+        }
+        var ids: Set<ObjectID> = []
+        ids.reserveCapacity(items.count)
+        for item in items {
+            guard case .constant(.objectID(let id)) = item else { return nil }
+            ids.insert(id)
+        }
+        return (key, ids)
     }
 
     /// The nodes sorted by `keys` (stable; unchanged for no keys).
