@@ -77,6 +77,11 @@ let package = Package(
             dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
+        .testTarget(
+            name: "StoreConfigurationTests",
+            dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
+        .testTarget(
+            name: "StoreCtlTests", dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -31,8 +31,8 @@ extension StoreDescription {
     }
 
     /// Reads the keys documented at ``init(config:registry:)``; `defaultType` stands in for a
-    /// missing `type`, and `defaultFile` gives the file of a store that needs one when `path`
-    /// is missing.
+    /// missing `type`, and `defaultFile` gives the file of a store that keeps data (or needs a
+    /// file) when `path` is missing.
     init(
         keys: ConfigKeyReader, registry: StoreRegistry, defaultType: String? = nil,
         defaultFile: ((String) throws -> URL)? = nil
@@ -51,7 +51,10 @@ extension StoreDescription {
         var url: URL?
         if let path = try keys.string("path") {
             url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-        } else if !storeClass.capabilities.contains(.noURL), let defaultFile {
+        } else if let defaultFile,
+            storeClass.capabilities.contains(.persistent) || !storeClass.capabilities.contains(.noURL)
+        {
+            // A store that keeps data gets a file even when it could run without one (SQLite).
             url = try defaultFile(type)
         }
         var options: StoreOptions = [:]
