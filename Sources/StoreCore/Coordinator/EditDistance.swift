@@ -20,11 +20,11 @@ public enum EditDistance {
     }
 
     /// The candidate closest to `name`, when it is close enough to be a likely typo (at most
-    /// a third of the longer name's length, and at least one edit away from a rewrite).
+    /// half the longer name's length, and at least one edit away from a rewrite).
     public static func closestMatch(to name: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, between(name, $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        let limit = max(2, max(name.count, best.0.count) / 3)
+        let limit = max(2, max(name.count, best.0.count) / 2)
         return best.1 <= limit ? best.0 : nil
     }
 }
