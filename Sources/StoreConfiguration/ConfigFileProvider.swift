@@ -45,8 +45,9 @@ public struct ConfigFileProvider: ConfigProvider, Sendable {
             }
             snapshotValue = PathResolvingSnapshot(base: parsed, folder: folder)
         } catch {
-            throw StoreError(
-                .coreData, "The configuration file \(name) is malformed: \(error)", fileURL: self.url)
+            // Foundation's JSON errors keep the useful part in the debug description.
+            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw StoreError(.coreData, "The configuration file \(name) is malformed: \(reason)", fileURL: self.url)
         }
     }
 
