@@ -81,7 +81,8 @@ let package = Package(
             name: "StoreConfigurationTests",
             dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
         .testTarget(
-            name: "StoreCtlTests", dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
+            name: "StoreCtlTests",
+            dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import JSONFileStore
 import PersistentStores
@@ -150,5 +151,25 @@ import Testing
         let storeClass = try StoreRegistry.shared.requireStoreType(named: type)
         let metadata = try storeClass.metadata(forStoreAt: url, options: [:])
         return metadata[MetadataKey.versionHashes]?.dictionaryValue?[entity]?.dataValue?.base64EncodedString() ?? "?"
+    }
+}
+
+/// A reference to a row that does not exist, written behind the framework's back.
+@Suite struct DanglingReferenceTests {
+    @Test func validateReportsAReferenceToAMissingObject() throws {
+        try withTemporaryDirectory { directory in
+            PersistentStores.registerBuiltInStoreTypes()
+            let url = directory.appendingPathComponent("League.sqlite")
+            #expect(storectl("demo", "--path", url.path).status == 0)
+            var database: OpaquePointer?
+            #expect(sqlite3_open(url.path, &database) == SQLITE_OK)
+            #expect(sqlite3_exec(database, "UPDATE ZPLAYER SET ZTEAM = 99 WHERE ZLASTNAME = 'Gordon'", nil, nil, nil) == SQLITE_OK)
+            sqlite3_close(database)
+            let run = storectl("validate", url.path, "--quiet")
+            #expect(run.status == 1)
+            #expect(run.output.contains("team: points to x-coredata://"), "\(run.output)\(run.errors)")
+            #expect(run.output.contains("/Team/p99, which does not exist"), "\(run.output)")
+            #expect(lines(run.output).last == "4 objects checked, 1 problem")
+        }
     }
 }
