@@ -90,7 +90,8 @@ struct Demo: ParsableCommand {
         let other = current == "XML" ? "SQLite" : "XML"
         let variable = sources.environmentVariable(for: "store.type")
         let fileHint = sources.fileURL.map { " (or set type: \(other) under \(prefix).store in \($0.path))" } ?? ""
-        console.print("\nTo switch backend: \(variable)=\(other) storectl demo\(fileHint)")
+        let configArgument = config.map { " --config \($0)" } ?? ""
+        console.print("\nTo switch backend: \(variable)=\(other) swift run storectl demo\(configArgument)\(fileHint)")
     }
 
     /// Prints every team with its players, read through a fresh context.

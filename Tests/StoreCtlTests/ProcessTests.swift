@@ -54,7 +54,7 @@ struct ProcessTests {
             let demo = try storectlProcess(["demo"], environment: environment)
             #expect(demo.status == 0, "\(demo.errors)")
             #expect(demo.output.range(of: "Store: XML store [0-9A-F-]{36} at \(store)\n", options: .regularExpression) != nil)
-            #expect(lines(demo.output).last?.hasPrefix("To switch backend: PERSISTENCE_STORE_TYPE=SQLite storectl demo") == true)
+            #expect(lines(demo.output).last?.hasPrefix("To switch backend: PERSISTENCE_STORE_TYPE=SQLite swift run storectl demo") == true)
 
             let info = try storectlProcess(["info"], environment: environment)
             #expect(info.status == 0, "\(info.errors)")

@@ -33,7 +33,7 @@ import Testing
             #expect(run.output.contains("Store: \(type) store"))
             #expect(run.output.contains("  Crew (Blue): Bailey Staley, Jordan Gordon"))
             let last = lines(run.output).last ?? ""
-            #expect(last.hasPrefix("To switch backend: PERSISTENCE_STORE_TYPE=\(type == "XML" ? "SQLite" : "XML") storectl demo"))
+            #expect(last.hasPrefix("To switch backend: PERSISTENCE_STORE_TYPE=\(type == "XML" ? "SQLite" : "XML") swift run storectl demo"))
         }
     }
 
