@@ -98,6 +98,23 @@ import Testing
         }
     }
 
+    @Test func theModelFileIsNamedRelativeToTheConfigurationFile() throws {
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent("models"), withIntermediateDirectories: true)
+            try leagueModel().writeJSON(to: directory.appendingPathComponent("models/League.json"))
+            let file = try write(
+                "persistence:\n  name: League\n  model: models/League.json\n  store:\n    type: InMemory\n", to: "stores.yaml",
+                in: directory)
+            let container = try StoreConfigurationSources(file: file, environment: [:]).makeContainer(registry: registryWithCustomType())
+            #expect(container.name == "League")
+            #expect(container.managedObjectModel == (try leagueModel()))
+            #expect(container.persistentStoreDescriptions.map(\.type) == ["InMemory"])
+            let noModel = try write("persistence:\n  name: League\n", to: "nomodel.yaml", in: directory)
+            let error = storeError { _ = try StoreConfigurationSources(file: noModel, environment: [:]).makeContainer() }
+            #expect(error?.message.contains("Missing configuration key `persistence.model` (environment variable PERSISTENCE_MODEL)") == true)
+        }
+    }
+
     /// A store that keeps a file has it at `<config folder>/data/League.<type>`; InMemory none.
     private func expectStoreFile(_ description: StoreDescription, type: String, in directory: URL) throws {
         if type == "InMemory" {
