@@ -12,6 +12,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Store descriptions from configuration files and the environment; JSON and YAML files.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
     ],
     targets: [
         // System libraries. Each is found through pkg-config; the providers tell SwiftPM which
@@ -32,11 +34,16 @@ let package = Package(
         .target(name: "AtomicBinaryStore", dependencies: ["StoreCore", "CZlib"]),
         .target(name: "XMLStore", dependencies: ["StoreCore", "CLibXML2"]),
         .target(name: "PipeCSVStore", dependencies: ["StoreCore"]),
+        // Store descriptions and containers read from configuration files, the environment and
+        // the command line; its own target so StoreCore stays free of package dependencies.
+        .target(
+            name: "StoreConfiguration",
+            dependencies: ["StoreCore", .product(name: "Configuration", package: "swift-configuration")]),
         .target(
             name: "PersistentStores",
             dependencies: [
                 "StoreCore", "InMemoryStore", "SQLiteStore", "AtomicBinaryStore", "XMLStore",
-                "PipeCSVStore",
+                "PipeCSVStore", "StoreConfiguration",
             ]),
         .target(name: "Conformance", dependencies: ["StoreCore"], path: "Conformance"),
         .executableTarget(
@@ -73,6 +80,12 @@ let package = Package(
             dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
+        .testTarget(
+            name: "StoreConfigurationTests",
+            dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
+        .testTarget(
+            name: "StoreCtlTests",
+            dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
 @_exported import InMemoryStore
 @_exported import PipeCSVStore
 @_exported import SQLiteStore
+@_exported import StoreConfiguration
 @_exported import StoreCore
 @_exported import XMLStore
 

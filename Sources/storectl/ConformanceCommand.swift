@@ -19,7 +19,7 @@ struct ConformanceCommand: ParsableCommand {
         _ = try StoreRegistry.shared.requireStoreType(named: type)
         let cases = ConformanceSuite.allCases.filter { behaviour == nil || $0.behaviour == behaviour }
         let report = ConformanceSuite.run(storeType: type, cases: cases)
-        print(report.table)
+        Console.current.print(report.table)
         if report.failed > 0 { throw ExitCode.failure }
     }
 }

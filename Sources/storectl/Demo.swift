@@ -4,19 +4,27 @@ import PersistentStores
 
 /// `storectl demo`: the League scenario (behaviour #21): three teams, four players, then
 /// deleting a player (nullify) and a team (cascade), printing the league after each step.
+///
+/// The store comes from configuration like any program's: `--type`/`--path` > the
+/// `PERSISTENCE_*` environment variables > the `--config` file > a new temporary folder, so
+/// `storectl demo` with nothing configured runs on a fresh SQLite store and leaves nothing behind
+/// in the user's folders. The last line shows how to switch it to another backend.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the League demo: insert teams and players, delete with nullify and cascade rules.")
 
-    @Option(name: .long, help: "The store type to use (see `storectl types`).")
-    var type: String = "SQLite"
+    @Option(name: .long, help: "A YAML or JSON configuration file (default: $PERSISTENCE_CONFIG_FILE).")
+    var config: String?
 
-    @Option(name: .long, help: "The store file, for store types that keep one (default: a new temporary folder).")
+    @Option(name: .long, help: "The store type (see `storectl types`); overrides the configuration.")
+    var type: String?
+
+    @Option(name: .long, help: "The store file; overrides the configuration (default: a new temporary folder).")
     var path: String?
 
-    func run() throws {
-        PersistentStores.registerBuiltInStoreTypes()
-        let model = try ObjectModel {
+    /// The League model.
+    static func leagueModel() throws -> ObjectModel {
+        try ObjectModel {
             Entity("Team") {
                 Attribute("name", .string)
                 Attribute("uniformColor", .string)
@@ -28,19 +36,23 @@ struct Demo: ParsableCommand {
                 Relationship("team", to: "Team", inverse: "players", deleteRule: .nullify)
             }
         }
-        let coordinator = PersistentStoreCoordinator(model: model)
-        let storeType = try StoreRegistry.shared.requireStoreType(named: type)
-        var url: URL?
-        if let path {
-            url = URL(fileURLWithPath: path)
-        } else if !storeType.capabilities.contains(.noURL) {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-demo-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            url = folder.appendingPathComponent("League.\(type.lowercased())")
-        }
-        let store = try coordinator.addPersistentStore(type: type, at: url)
-        print("Store: \(store)")
-        let context = ManagedObjectContext(coordinator: coordinator)
+    }
+
+    func run() throws {
+        let console = Console.current
+        PersistentStores.registerBuiltInStoreTypes()
+        let prefix = StoreConfigurationSources.defaultKeyPrefix
+        var overrides: [String: String] = [:]
+        if let type { overrides["\(prefix).store.type"] = type }
+        if let path { overrides["\(prefix).store.path"] = absolutePath(path) }
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-demo-\(UUID().uuidString)")
+        let sources = try StoreConfigurationSources(
+            file: config.map { URL(fileURLWithPath: $0) }, overrides: overrides,
+            defaults: ["\(prefix).name": "League", "\(prefix).folder": temporary.path])
+        let container = try sources.makeContainer(name: "League", model: try Self.leagueModel())
+        try container.loadPersistentStores()
+        for store in container.persistentStoreCoordinator.persistentStores { console.print("Store: \(store)") }
+        let context = container.viewContext
 
         func team(_ name: String, _ color: String) throws -> ManagedObject {
             let team = try context.insert(entityName: "Team")
@@ -64,30 +76,38 @@ struct Demo: ParsableCommand {
         _ = try player("Bailey", "Staley", crew)
         _ = try player("Terry", "Gary", fire)
         try context.save()
-        try printLeague(coordinator, title: "The league after the first save")
+        try printLeague(container, title: "The league after the first save")
 
         context.delete(pat)
         try context.save()
-        try printLeague(coordinator, title: "After deleting Pat Sprat (nullify: Crew keeps its other players)")
+        try printLeague(container, title: "After deleting Pat Sprat (nullify: Crew keeps its other players)")
 
         context.delete(fire)
         try context.save()
-        try printLeague(coordinator, title: "After deleting Fire (cascade: Terry Gary is deleted too)")
+        try printLeague(container, title: "After deleting Fire (cascade: Terry Gary is deleted too)")
+
+        let current = container.persistentStoreDescriptions.first?.type ?? "SQLite"
+        let other = current == "XML" ? "SQLite" : "XML"
+        let variable = sources.environmentVariable(for: "store.type")
+        let fileHint = sources.fileURL.map { " (or set type: \(other) under \(prefix).store in \($0.path))" } ?? ""
+        let configArgument = config.map { " --config \($0)" } ?? ""
+        console.print("\nTo switch backend: \(variable)=\(other) swift run storectl demo\(configArgument)\(fileHint)")
     }
 
     /// Prints every team with its players, read through a fresh context.
-    private func printLeague(_ coordinator: PersistentStoreCoordinator, title: String) throws {
-        let context = ManagedObjectContext(coordinator: coordinator)
+    private func printLeague(_ container: PersistentContainer, title: String) throws {
+        let console = Console.current
+        let context = container.newBackgroundContext()
         let teams = try context.fetch(entityName: "Team")
             .sorted { ($0.value(forKey: "name", as: String.self) ?? "") < ($1.value(forKey: "name", as: String.self) ?? "") }
-        print("\n\(title): \(teams.count) teams, \(try context.count(for: FetchRequest(entityName: "Player"))) players")
+        console.print("\n\(title): \(teams.count) teams, \(try context.count(for: FetchRequest(entityName: "Player"))) players")
         for team in teams {
             let name = team.value(forKey: "name", as: String.self) ?? "?"
             let color = team.value(forKey: "uniformColor", as: String.self) ?? "?"
             let players = team.objects(forKey: "players").map {
                 "\($0.value(forKey: "firstName", as: String.self) ?? "") \($0.value(forKey: "lastName", as: String.self) ?? "")"
             }.sorted()
-            print("  \(name) (\(color)): \(players.isEmpty ? "no players" : players.joined(separator: ", "))")
+            console.print("  \(name) (\(color)): \(players.isEmpty ? "no players" : players.joined(separator: ", "))")
         }
     }
 }

@@ -9,7 +9,7 @@ struct Types: ParsableCommand {
         PersistentStores.registerBuiltInStoreTypes()
         for name in StoreRegistry.shared.registeredStoreTypes {
             let capabilities = StoreRegistry.shared.storeType(named: name)?.capabilities.names ?? []
-            print("\(name)\t\(capabilities.joined(separator: ", "))")
+            Console.current.print("\(name)\t\(capabilities.joined(separator: ", "))")
         }
     }
 }

@@ -42,12 +42,20 @@ public final class StoreRegistry: Sendable {
         types.withLock { $0[name] }
     }
 
-    /// The type registered under `name`, or a 134000 error that lists the registered types.
+    /// The type registered under `name`, or a 134000 error that lists the registered types and
+    /// names the closest one when `name` looks like a typo of it.
     public func requireStoreType(named name: String) throws -> any PersistentStore.Type {
         if let type = storeType(named: name) { return type }
+        throw unknownStoreTypeError(name)
+    }
+
+    /// The 134000 error for an unregistered type name: the registered types, and the closest
+    /// one ("did you mean …?") when there is one.
+    public func unknownStoreTypeError(_ name: String) -> StoreError {
         let known = registeredStoreTypes
-        throw StoreError(
+        let suggestion = EditDistance.closestMatch(to: name, in: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+        return StoreError(
             .persistentStoreInvalidType,
-            "Unknown store type \"\(name)\"; registered types: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            "Unknown store type \"\(name)\"\(suggestion); registered types: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
     }
 }

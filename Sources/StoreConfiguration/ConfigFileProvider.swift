@@ -1,0 +1,105 @@
+import Configuration
+import Foundation
+import StoreCore
+
+/// A configuration provider over one YAML (`.yaml`, `.yml`) or JSON (`.json`) file, read once
+/// when it is made.
+///
+/// Unlike swift-configuration's `FileProvider` it is made synchronously, it is named after its
+/// file (so errors say which file a value came from), and it resolves relative paths against
+/// the file's folder: the string values of keys named `path`, `folder` and `model` that do not
+/// start with `/` (or `~`) are returned as absolute paths, so a configuration file can name
+/// stores beside it wherever the program runs.
+///
+/// ```swift
+/// let file = try ConfigFileProvider(url: URL(fileURLWithPath: "stores.yaml"))
+/// let config = ConfigReader(providers: [EnvironmentVariablesProvider(), file])
+/// ```
+public struct ConfigFileProvider: ConfigProvider, Sendable {
+    /// The keys whose relative string values are resolved against the file's folder.
+    public static let pathKeys: Set<String> = ["path", "folder", "model"]
+
+    /// The file the values come from.
+    public let url: URL
+    private let snapshotValue: any ConfigSnapshot
+
+    /// Reads and parses the file; the format follows the extension (`.json` is JSON, anything
+    /// else YAML). A missing, unreadable or malformed file is a 134060 ``StoreError`` naming it.
+    public init(url: URL) throws {
+        self.url = url.standardizedFileURL
+        let data: Data
+        do {
+            data = try Data(contentsOf: self.url)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: self.url.path) ? "it cannot be read" : "there is no such file"
+            throw StoreError(.coreData, "Cannot read the configuration file \(self.url.path): \(reason)", fileURL: self.url)
+        }
+        let name = self.url.path
+        let folder = self.url.deletingLastPathComponent()
+        do {
+            let parsed: any ConfigSnapshot
+            if self.url.pathExtension.lowercased() == "json" {
+                parsed = try JSONSnapshot(data: data.bytes, providerName: name, parsingOptions: .default)
+            } else {
+                parsed = try YAMLSnapshot(data: data.bytes, providerName: name, parsingOptions: .default)
+            }
+            snapshotValue = PathResolvingSnapshot(base: parsed, folder: folder)
+        } catch {
+            // Foundation's JSON errors keep the useful part in the debug description.
+            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw StoreError(.coreData, "The configuration file \(name) is malformed: \(reason)", fileURL: self.url)
+        }
+    }
+
+    /// The file's path, which names this provider in access logs and errors.
+    public var providerName: String { url.path }
+
+    /// The value of `key` in the file.
+    public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        try snapshotValue.value(forKey: key, type: type)
+    }
+
+    /// The value of `key` in the file (the file is read once, so this is ``value(forKey:type:)``).
+    nonisolated(nonsending) public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
+        try value(forKey: key, type: type)
+    }
+
+    /// Calls `updatesHandler` with a sequence holding the one value the file has.
+    nonisolated(nonsending) public func watchValue<Return: ~Copyable>(
+        forKey key: AbsoluteConfigKey, type: ConfigType,
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
+    ) async throws -> Return {
+        try await watchValueFromValue(forKey: key, type: type, updatesHandler: updatesHandler)
+    }
+
+    /// The file's values.
+    public func snapshot() -> any ConfigSnapshot { snapshotValue }
+
+    /// Calls `updatesHandler` with a sequence holding the file's one snapshot.
+    nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+    ) async throws -> Return {
+        try await watchSnapshotFromSnapshot(updatesHandler: updatesHandler)
+    }
+}
+
+/// A file's snapshot whose relative paths (see ``ConfigFileProvider/pathKeys``) come back
+/// resolved against the file's folder.
+struct PathResolvingSnapshot: ConfigSnapshot {
+    let base: any ConfigSnapshot
+    let folder: URL
+
+    var providerName: String { base.providerName }
+
+    func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        var result = try base.value(forKey: key, type: type)
+        if type == .string, let last = key.components.last, ConfigFileProvider.pathKeys.contains(last),
+            let value = result.value, case .string(let path) = value.content,
+            !path.isEmpty, !path.hasPrefix("/"), !path.hasPrefix("~")
+        {
+            let resolved = folder.appendingPathComponent(path).standardizedFileURL.path
+            result.value = ConfigValue(.string(resolved), isSecret: value.isSecret)
+        }
+        return result
+    }
+}

@@ -1,0 +1,94 @@
+import Configuration
+import Foundation
+import StoreCore
+
+/// The configuration sources a program reads its stores from, in the usual precedence:
+/// command-line overrides > environment variables > a YAML or JSON file > defaults.
+///
+/// ```swift
+/// let sources = try StoreConfigurationSources(file: URL(fileURLWithPath: "stores.yaml"))
+/// let container = try sources.makeContainer(model: model)
+/// try container.loadPersistentStores()
+/// ```
+///
+/// Every key lives under ``keyPrefix`` (`persistence` by default), so the file has a
+/// `persistence:` section and the environment variables start with `PERSISTENCE_`:
+/// `PERSISTENCE_STORE_TYPE=XML` switches the store to XML whatever the file says. Errors about a
+/// value name its key, its environment variable and the source it came from.
+public struct StoreConfigurationSources: Sendable {
+    /// The prefix of every key when none is given.
+    public static let defaultKeyPrefix = "persistence"
+
+    /// The reader over all sources, unscoped.
+    public let reader: ConfigReader
+    /// Which source answered each key; used to name sources in errors.
+    public let recorder: ConfigSourceRecorder
+    /// The configuration file, if one was read.
+    public let fileURL: URL?
+    /// The key every value is read under (`persistence`).
+    public let keyPrefix: String
+
+    /// Reads the sources.
+    ///
+    /// - Parameters:
+    ///   - file: a YAML or JSON file; when nil, the file named by the environment variable
+    ///     `<PREFIX>_CONFIG_FILE` (`PERSISTENCE_CONFIG_FILE`), if set. A file that cannot be
+    ///     read or parsed is an error naming it.
+    ///   - environment: the environment variables (the process's by default).
+    ///   - overrides: values that win over all others, by absolute key
+    ///     (`["persistence.store.type": "XML"]`), typically from command-line options.
+    ///   - defaults: values used when no other source has the key, by absolute key.
+    ///   - keyPrefix: the key every value is read under.
+    public init(
+        file: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        overrides: [String: String] = [:], defaults: [String: String] = [:],
+        keyPrefix: String = StoreConfigurationSources.defaultKeyPrefix
+    ) throws {
+        let fileVariable = ConfigKeyReader.environmentVariableName(for: keyPrefix.split(separator: ".").map(String.init) + ["config", "file"])
+        let fileURL = file ?? environment[fileVariable].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        var providers: [any ConfigProvider] = []
+        if !overrides.isEmpty {
+            providers.append(InMemoryProvider(name: "command-line options", values: Self.values(overrides)))
+        }
+        providers.append(EnvironmentVariablesProvider(environmentVariables: environment))
+        if let fileURL { providers.append(try ConfigFileProvider(url: fileURL)) }
+        if !defaults.isEmpty { providers.append(InMemoryProvider(name: "defaults", values: Self.values(defaults))) }
+        let recorder = ConfigSourceRecorder()
+        self.reader = ConfigReader(providers: providers, accessReporter: recorder)
+        self.recorder = recorder
+        self.fileURL = fileURL?.standardizedFileURL
+        self.keyPrefix = keyPrefix
+    }
+
+    private static func values(_ strings: [String: String]) -> [AbsoluteConfigKey: ConfigValue] {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (key, value) in strings {
+            values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = ConfigValue(.string(value), isSecret: false)
+        }
+        return values
+    }
+
+    /// The reader scoped to ``keyPrefix``, for ``PersistentContainer/init(config:name:model:registry:)``.
+    public var scopedReader: ConfigReader { reader.scoped(to: ConfigKey(keyPrefix)) }
+
+    private var keys: ConfigKeyReader {
+        ConfigKeyReader(
+            config: scopedReader, prefix: keyPrefix.split(separator: ".").map(String.init), recorder: recorder)
+    }
+
+    /// A container built from the configuration (see
+    /// ``PersistentContainer/init(config:name:model:registry:)`` for the keys); `name` and
+    /// `model` are used when the configuration names none. Its stores are not loaded yet.
+    public func makeContainer(
+        name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared
+    ) throws -> PersistentContainer {
+        try PersistentContainer(keys: keys, name: name, model: model, registry: registry)
+    }
+
+    /// The environment variable that sets `key` (relative to ``keyPrefix``):
+    /// `environmentVariable(for: "store.type")` is `PERSISTENCE_STORE_TYPE`.
+    public func environmentVariable(for key: String) -> String {
+        ConfigKeyReader.environmentVariableName(
+            for: (keyPrefix + "." + key).split(separator: ".").map(String.init))
+    }
+}

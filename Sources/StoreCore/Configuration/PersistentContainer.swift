@@ -1,0 +1,217 @@
+import Foundation
+
+/// A model, a coordinator, its stores and a context in one object, like Core Data's
+/// `NSPersistentContainer`.
+///
+/// ```swift
+/// let container = PersistentContainer(name: "League", model: model)
+/// try container.loadPersistentStores()          // one SQLite store in the default folder
+/// let team = try container.viewContext.insert(entityName: "Team")
+/// try container.viewContext.save()
+/// ```
+///
+/// Without descriptions, ``loadPersistentStores()`` adds one SQLite store at
+/// ``defaultDirectoryURL(name:environment:)``/`<name>.sqlite`. Set
+/// ``persistentStoreDescriptions`` first to choose other stores; the configuration target
+/// builds them from a file or the environment, so the backend is chosen outside the program.
+///
+/// Concurrency: the container and its ``viewContext`` belong to the isolation domain that made
+/// them (contexts are not Sendable). Work elsewhere uses ``performBackgroundTask(_:)``, which
+/// gives the task a context of its own on the same (Sendable) ``persistentStoreCoordinator``.
+public final class PersistentContainer {
+    /// The container's name: the default store's file and folder name.
+    public let name: String
+    /// The model every store and context of the container uses.
+    public let managedObjectModel: ObjectModel
+    /// The coordinator the stores are added to.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The stores ``loadPersistentStores()`` adds, in order. Empty means one SQLite store in
+    /// the default folder.
+    public var persistentStoreDescriptions: [StoreDescription]
+
+    private var view: ManagedObjectContext?
+
+    /// Creates a container for `model`; no store is added until ``loadPersistentStores()``.
+    public init(name: String, model: ObjectModel, registry: StoreRegistry = .shared) {
+        self.name = name
+        self.managedObjectModel = model
+        self.persistentStoreCoordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        self.persistentStoreDescriptions = []
+    }
+
+    /// Creates a container with the model read from a file: an Xcode `.xcdatamodeld` bundle
+    /// (its current version), an `.xcdatamodel` folder or a JSON model (see
+    /// ``ObjectModel/init(contentsOf:)``).
+    public convenience init(name: String, modelURL: URL, registry: StoreRegistry = .shared) throws {
+        self.init(name: name, model: try ObjectModel(contentsOf: modelURL), registry: registry)
+    }
+
+    /// The context for the container's own isolation domain (Core Data's main-queue context),
+    /// made on first use.
+    public var viewContext: ManagedObjectContext {
+        if let view { return view }
+        let context = ManagedObjectContext(coordinator: persistentStoreCoordinator)
+        view = context
+        return context
+    }
+
+    /// A new context on the container's coordinator, for work kept apart from ``viewContext``.
+    public func newBackgroundContext() -> ManagedObjectContext {
+        ManagedObjectContext(coordinator: persistentStoreCoordinator)
+    }
+
+    /// Runs `block` in a task of its own with a new context on the container's coordinator,
+    /// and returns what it returns. Object IDs, not objects, cross back.
+    public func performBackgroundTask<T: Sendable>(
+        _ block: @escaping @Sendable (ManagedObjectContext) throws -> T
+    ) async throws -> T {
+        let coordinator = persistentStoreCoordinator
+        return try await Task.detached {
+            try block(ManagedObjectContext(coordinator: coordinator))
+        }.value
+    }
+
+    // MARK: Loading stores
+
+    /// Adds a store for every description (or the default SQLite store when there are none)
+    /// and calls `handler` once per description with the error it met, or nil.
+    ///
+    /// A description that fails leaves nothing behind: the store is not added and a store file
+    /// the attempt created is removed. The other descriptions are still tried.
+    public func loadPersistentStores(_ handler: (StoreDescription, StoreError?) -> Void) {
+        let descriptions: [StoreDescription]
+        if persistentStoreDescriptions.isEmpty {
+            do {
+                descriptions = [try defaultStoreDescription()]
+            } catch {
+                handler(StoreDescription(type: "SQLite"), Self.storeError(error))
+                return
+            }
+            persistentStoreDescriptions = descriptions
+        } else {
+            descriptions = persistentStoreDescriptions
+        }
+        for description in descriptions {
+            handler(description, add(description))
+        }
+    }
+
+    /// Adds every described store; throws when any fails: one error naming each failing
+    /// description (in ``StoreError/underlyingErrors`` when several failed).
+    public func loadPersistentStores() throws {
+        var failures: [StoreError] = []
+        loadPersistentStores { _, error in
+            if let error { failures.append(error) }
+        }
+        guard let first = failures.first else { return }
+        if failures.count == 1 { throw first }
+        throw StoreError(
+            first.code,
+            "\(failures.count) stores could not be added: " + failures.map(\.message).joined(separator: "; "),
+            underlyingErrors: failures)
+    }
+
+    /// Adds one store; a failure is returned with the description's name in its message.
+    private func add(_ description: StoreDescription) -> StoreError? {
+        let fileManager = FileManager.default
+        let siblings = description.url.map { url in
+            ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) }
+        } ?? []
+        let existedBefore = Set(siblings.filter { fileManager.fileExists(atPath: $0.path) })
+        do {
+            if let folder = description.url?.deletingLastPathComponent() {
+                try Self.createFolder(folder, for: description)
+            }
+            try persistentStoreCoordinator.addPersistentStore(description)
+            return nil
+        } catch {
+            // Nothing half-added: the coordinator did not keep the store; remove what this
+            // attempt created on disk (never a file that was there before).
+            for file in siblings where !existedBefore.contains(file) {
+                try? fileManager.removeItem(at: file)
+            }
+            var storeError = Self.storeError(error)
+            if !storeError.message.contains(description.description) {
+                storeError.message = "\(description): \(storeError.message)"
+            }
+            return storeError
+        }
+    }
+
+    /// The description used when none is set: SQLite at `<default folder>/<name>.sqlite`.
+    public func defaultStoreDescription() throws -> StoreDescription {
+        let folder = try Self.defaultDirectoryURL(name: name)
+        return StoreDescription(type: "SQLite", url: folder.appendingPathComponent("\(name).sqlite"))
+    }
+
+    /// The folder a container named `name` keeps its default store in:
+    /// `$XDG_DATA_HOME/<name>` when that variable is set to an absolute path, else
+    /// `~/.local/share/<name>` (Apple platforms: `~/Library/Application Support/<name>`).
+    /// The folder is not created here; ``loadPersistentStores()`` creates it.
+    public static func defaultDirectoryURL(
+        name: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> URL {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw StoreError(
+                .persistentStoreOperation,
+                "The container name \"\(name)\" cannot name a folder (it must be non-empty, without \"/\")")
+        }
+        #if canImport(Darwin)
+        let base = FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent("Library/Application Support", isDirectory: true)
+        #else
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        #endif
+        return base.appendingPathComponent(name, isDirectory: true)
+    }
+
+    /// Creates `folder` (and its parents) when missing; a failure says why, naming the folder.
+    static func createFolder(_ folder: URL, for description: StoreDescription) throws {
+        let fileManager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return }
+            throw StoreError(
+                .persistentStoreOperation,
+                "Cannot create the folder \(folder.path) for the \(description): a file of that name is in the way",
+                fileURL: folder)
+        }
+        do {
+            try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            let reason = Self.reason(for: folder, fallback: error.localizedDescription)
+            throw StoreError(
+                .persistentStoreOperation,
+                "Cannot create the folder \(folder.path) for the \(description): \(reason)",
+                fileURL: folder)
+        }
+    }
+
+    /// Why a folder cannot be created: the nearest existing ancestor is not writable, or is a
+    /// file; otherwise Foundation's reason.
+    private static func reason(for folder: URL, fallback: String) -> String {
+        let fileManager = FileManager.default
+        var ancestor = folder.deletingLastPathComponent()
+        while ancestor.path != "/" && !fileManager.fileExists(atPath: ancestor.path) {
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: ancestor.path, isDirectory: &isDirectory) {
+            if !isDirectory.boolValue { return "\(ancestor.path) is a file, not a folder" }
+            if !fileManager.isWritableFile(atPath: ancestor.path) { return "permission denied in \(ancestor.path)" }
+        }
+        return fallback
+    }
+
+    private static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return StoreError(.persistentStoreOperation, "\(error)")
+    }
+}
