@@ -77,6 +77,8 @@ struct LargeMembershipTests {
         let other = ManagedObjectContext(coordinator: coordinator)
         let players = try other.fetch(people)
         #expect(players.count == 4_000)
-        #expect(players.allSatisfy { $0.object(forKey: "team")?.isFault == false })
+        let afterPrefetch = coordinator.statistics
+        #expect(players.allSatisfy { $0.object(forKey: "team")?.value(forKey: "name", as: String.self) != nil })
+        #expect(coordinator.statistics == afterPrefetch, "the prefetched teams fill without asking the store")
     }
 }

@@ -56,6 +56,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     var version: Int64 = 0
     /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
     var registrationOrder = 0
+    /// Whether the fault's values are the ``committed`` node a fetch returned (it fills from it
+    /// on first access, with no store or lock); false once the node may be stale.
+    var fillsFromCommitted = false
     /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
     /// filled and has not become a fault since).
     var holdsRow = false
@@ -152,6 +155,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// The value of an attribute converted to a Swift type; nil when nil or of another type.
+    @inlinable
     public func value<T: StoreValueConvertible>(forKey key: String, as type: T.Type) -> T? {
         T(storeValue: value(forKey: key))
     }
@@ -272,7 +276,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// Takes the values of a node (the object becomes a non-fault at that version). A node in
     /// the object's layout gives its value buffer itself; to-ones stay IDs until first used.
-    func fill(from node: StoreNode, in context: ManagedObjectContext) {
+    /// With `rowCounted`, the fetch that returned the node already counted this object as a
+    /// holder of its row.
+    func fill(from node: StoreNode, in context: ManagedObjectContext, rowCounted: Bool = false) {
         let (nodeValues, nodeToManys) = node.slots(in: layout)
         values = nodeValues
         toOneObjects = []
@@ -284,7 +290,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         committed = node
         version = node.version
         isFault = false
-        if !holdsRow, !objectID.isTemporaryID {
+        fillsFromCommitted = false
+        if rowCounted {
+            holdsRow = true
+        } else if !holdsRow, !objectID.isTemporaryID {
             holdsRow = true
             context.rowsToRetain.append(objectID)
         }
@@ -384,6 +393,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// Forgets values and relationships (reset, deinit of the context), breaking reference cycles.
     func turnIntoFault() {
+        fillsFromCommitted = false
         values = objectID.isTemporaryID ? layout.emptyValues : []
         toOneObjects = []
         toManyValues = [:]

@@ -240,7 +240,7 @@ public final class ManagedObjectContext {
             var storeRequest = request
             storeRequest.resultType = .managedObjects
             guard case .nodes(let nodes) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
-            objects = nodes.map(materialize)
+            objects = materializeFetched(nodes, asFaults: request.returnsObjectsAsFaults)
         }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
@@ -313,7 +313,7 @@ public final class ManagedObjectContext {
         }
         var result: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
-        for object in nodes.map(materialize) where !object.isDeleted {
+        for object in materializeFetched(nodes) where !object.isDeleted {
             // The store matched the saved values; a changed object is matched again by its own.
             if object.isUpdated, try !matches(object) { continue }
             result.append(object)
@@ -561,7 +561,10 @@ public final class ManagedObjectContext {
             if let object = registered[id] { forget(object) }
         }
         for id in save.updatedObjectIDs {
-            guard let object = registered[id], !object.isFault else { continue }
+            guard let object = registered[id] else { continue }
+            // A fault keeping a fetched node must not fill from it now: it is older than this save.
+            object.fillsFromCommitted = false
+            guard !object.isFault else { continue }
             refresh(object, mergeChanges: true)
         }
         var changes = save
@@ -642,12 +645,61 @@ public final class ManagedObjectContext {
     }
 
     func fulfillFault(_ object: ManagedObject) throws {
+        if object.fillsFromCommitted, let node = object.committed {
+            // A fetch returned this fault with its row (already counted as held).
+            object.fill(from: node, in: self, rowCounted: true)
+            return
+        }
         defer { settleRows() }
         let node = try coordinator.node(for: object.objectID)
         object.fill(from: node, in: self)
     }
 
     /// The registered object for a node (filled if it was a fault), or a new one.
+    /// The objects for the nodes of a fetch made with `remembering: true`, which counted one
+    /// holder per node in the row cache: objects filled now hold their row with that count;
+    /// objects that already held theirs give the extra count back.
+    ///
+    /// With `asFaults` (``FetchRequest/returnsObjectsAsFaults``, Core Data's default), objects
+    /// that are not filled yet stay faults that keep their node and fill from it on first access:
+    /// an object never read costs no filling, and firing asks neither the store nor the lock.
+    private func materializeFetched(_ nodes: [StoreNode], asFaults: Bool = false) -> [ManagedObject] {
+        registered.reserveCapacity(registered.count + nodes.count)
+        return nodes.map { node in
+            if let object = registered[node.objectID] {
+                if object.isFault {
+                    if asFaults {
+                        deferFill(object, from: node)
+                    } else {
+                        object.fill(from: node, in: self, rowCounted: true)
+                    }
+                } else if object.holdsRow {
+                    rowsToRelease.append(node.objectID)
+                } else {
+                    object.holdsRow = true
+                }
+                return object
+            }
+            let object = makeObject(entityName: node.entityName, objectID: node.objectID)
+            register(object)
+            if asFaults {
+                deferFill(object, from: node)
+            } else {
+                object.fill(from: node, in: self, rowCounted: true)
+            }
+            return object
+        }
+    }
+
+    /// Keeps a fetched node in a fault for its first access; the fetch counted the row as held.
+    private func deferFill(_ object: ManagedObject, from node: StoreNode) {
+        if object.holdsRow { rowsToRelease.append(node.objectID) }
+        object.committed = node
+        object.version = node.version
+        object.fillsFromCommitted = true
+        object.holdsRow = true
+    }
+
     func materialize(_ node: StoreNode) -> ManagedObject {
         if let object = registered[node.objectID] {
             if object.isFault { object.fill(from: node, in: self) }

@@ -314,8 +314,9 @@ public final class PersistentStoreCoordinator: Sendable {
         try execute(request, remembering: false)
     }
 
-    /// Executes a fetch; with `remembering`, object results enter the row cache (contexts then
-    /// hold the rows of the objects they fill with ``retainRows(_:releasing:)``).
+    /// Executes a fetch; with `remembering` (a context's fetch), object results enter the row
+    /// cache, each counted as held once by the context that will fill its object (which gives
+    /// the count back with ``retainRows(_:releasing:)`` when it does not need it).
     func execute(_ request: FetchRequest, remembering: Bool) throws -> StoreResult {
         guard model.entity(named: request.entityName) != nil else {
             throw StoreError(.coreData, "The model has no entity named \(request.entityName)", entityName: request.entityName)
@@ -345,12 +346,14 @@ public final class PersistentStoreCoordinator: Sendable {
                 for slot in slots {
                     if case .nodes(let found) = try Self.fetch(unwindowed, from: slot) { nodes += found }
                 }
-                if remembering { Self.remember(.nodes(nodes), in: &state) }
                 let stores = state.slots
                 let graph = NodeGraph(model: model) { id in try Self.lookup(id, in: stores) }
                 let evaluator = PredicateEvaluator()
                 let sorted = try QueryEngine.sort(nodes, by: request.sortKeys, graph: graph, evaluator: evaluator)
-                return try QueryEngine.shape(request, sorted, graph: graph, evaluator: evaluator)
+                let shaped = try QueryEngine.shape(request, sorted, graph: graph, evaluator: evaluator)
+                // Only what is returned is counted as held (the caller fills exactly these).
+                if remembering { Self.remember(shaped, in: &state) }
+                return shaped
             }
             var nodes: [StoreNode] = []
             var ids: [ObjectID] = []
@@ -373,7 +376,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 let afterOffset = max(0, count - max(0, request.fetchOffset))
                 result = .count(request.fetchLimit > 0 ? min(request.fetchLimit, afterOffset) : afterOffset)
             }
-            Self.remember(result, in: &state)
+            if remembering { Self.remember(result, in: &state) }
             return result
         }
     }
@@ -408,7 +411,16 @@ public final class PersistentStoreCoordinator: Sendable {
                 lastStore = store
                 lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
             }
-            if lastIsIncremental { state.rowCache[node.objectID, default: CachedRow(node: node, holders: 0)].node = node }
+            if lastIsIncremental {
+                // One lookup: update the row (or add it) and count the fetching context's object.
+                let id = node.objectID
+                if let index = state.rowCache.index(forKey: id) {
+                    state.rowCache.values[index].node = node
+                    state.rowCache.values[index].holders += 1
+                } else {
+                    state.rowCache[id] = CachedRow(node: node, holders: 1)
+                }
+            }
         }
     }
 
