@@ -23,45 +23,48 @@ import Foundation
 /// ``objectID`` across threads or tasks instead. Subclasses are possible (`required init`).
 open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The object's ID: temporary until the first save, permanent after.
-    public internal(set) var objectID: ObjectID
+    final public internal(set) var objectID: ObjectID
     /// The compiled slot layout of the object's entity (shared by every object of the entity).
     public let layout: EntityLayout
     /// The object's entity.
-    public var entity: EntityDescription { layout.entity }
+    public final var entity: EntityDescription { layout.entity }
     /// The context the object is registered in; nil after it was deleted and saved, or the
     /// context went away.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    final public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
     /// Whether the values have not been loaded yet.
-    public internal(set) var isFault: Bool
+    final public internal(set) var isFault: Bool
     /// Whether the object was inserted and not saved yet.
-    public internal(set) var isInserted = false
+    final public internal(set) var isInserted = false
     /// Whether the object was deleted and not saved yet.
-    public internal(set) var isDeleted = false
+    final public internal(set) var isDeleted = false
 
     /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
     /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
     /// shared copy-on-write with the row cache and the committed snapshot.
-    var values: [StoreValue]
+    final var values: [StoreValue]
     /// The objects of to-one relationships that were set or resolved, by to-one index (value
     /// slot minus the attribute count); where one is present it is authoritative over the ID in
     /// ``values`` (an inserted destination's ID changes when it is saved). Empty until needed.
-    var toOneObjects: [ManagedObject?] = []
+    final var toOneObjects: [ManagedObject?] = []
     /// Loaded to-many relationships; an absent key is a to-many fault.
-    var toManyValues: [String: ObjectList] = [:]
+    final var toManyValues: [String: ObjectList] = [:]
     /// The values the store last had (for `committedValues(forKeys:)` and rollback).
-    var committed: StoreNode?
-    var changedKeys: Set<String> = []
+    final var committed: StoreNode?
+    final var changedKeys: Set<String> = []
     /// The row version the object was read at (optimistic locking).
-    var version: Int64 = 0
+    final var version: Int64 = 0
     /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
-    var registrationOrder = 0
+    final var registrationOrder = 0
     /// Whether the fault's values are the ``committed`` node a fetch returned (it fills from it
     /// on first access, with no store or lock); false once the node may be stale.
-    var fillsFromCommitted = false
+    final var fillsFromCommitted = false
+    /// The batch of a batched fetch (``FetchRequest/fetchBatchSize``) the fault belongs to:
+    /// firing it fills the whole batch with one fetch.
+    final var faultBatch: FaultBatch?
     /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
     /// filled and has not become a fault since).
-    var holdsRow = false
+    final var holdsRow = false
 
     /// Creates an object of a compiled layout; contexts call this
     /// (``ManagedObjectContext/insert(entityName:)`` and fetches), applications do not.
@@ -82,13 +85,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Whether the object has unsaved changes (inserted, deleted or updated).
-    public var hasChanges: Bool { isInserted || isDeleted || !changedKeys.isEmpty }
+    public final var hasChanges: Bool { isInserted || isDeleted || !changedKeys.isEmpty }
 
     /// Whether the object has unsaved changes to its values.
-    public var isUpdated: Bool { !isInserted && !isDeleted && !changedKeys.isEmpty }
+    public final var isUpdated: Bool { !isInserted && !isDeleted && !changedKeys.isEmpty }
 
     /// `Entity <uri>` with its attribute values (or "fault").
-    public var description: String {
+    public final var description: String {
         if isFault { return "\(entity.name) \(objectID) (fault)" }
         let set = (0..<layout.attributeCount).filter { !slotValue($0).isNull }
         let text = set.map { (layout.attributeNames[$0], slotValue($0).description) }.sorted { $0.0 < $1.0 }
@@ -99,9 +102,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
 
     /// Hashes the identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
-    var model: ObjectModel? { managedObjectContext?.coordinator.model }
+    final var model: ObjectModel? { managedObjectContext?.coordinator.model }
 
     // MARK: Validation hooks
 
@@ -128,7 +131,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     // MARK: Faults
 
     /// Loads the values of a fault; throws 133000 when the object no longer exists.
-    public func fireFault() throws {
+    public final func fireFault() throws {
         guard isFault else { return }
         guard let context = managedObjectContext else {
             throw StoreError(
@@ -139,7 +142,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Fires the fault if there is one; failures leave nil values (see ``fireFault()``).
-    func willAccessValues() {
+    final func willAccessValues() {
         if isFault { try? fireFault() }
     }
 
@@ -147,7 +150,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// The value of an attribute (a to-one relationship reads as `.objectID`); `.null` for nil
     /// and for unknown keys.
-    public func value(forKey key: String) -> StoreValue {
+    public final func value(forKey key: String) -> StoreValue {
         willAccessValues()
         guard let slot = layout.valueSlot(of: key) else { return .null }
         if layout.isToOne(valueSlot: slot), let object = toOneObject(atSlot: slot) { return .objectID(object.objectID) }
@@ -156,17 +159,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// The value of an attribute converted to a Swift type; nil when nil or of another type.
     @inlinable
-    public func value<T: StoreValueConvertible>(forKey key: String, as type: T.Type) -> T? {
+    public final func value<T: StoreValueConvertible>(forKey key: String, as type: T.Type) -> T? {
         T(storeValue: value(forKey: key))
     }
 
     /// The value of an attribute; `object["name"]` reads like ``value(forKey:)``.
-    public subscript(key: String) -> StoreValue { value(forKey: key) }
+    public final subscript(key: String) -> StoreValue { value(forKey: key) }
 
     /// Sets an attribute. The value must fit the attribute's type (``AttributeType/coerce(_:)``);
     /// otherwise 1550 naming the property, the expected type and the value. Setting a relationship
     /// name takes `.objectID` or `.null`. An unknown key is 1550 as well.
-    public func setValue(_ value: StoreValue, forKey key: String) throws {
+    public final func setValue(_ value: StoreValue, forKey key: String) throws {
         guard let model else { throw detached() }
         if let slot = layout.attributeSlot(of: key), slot < layout.attributes.count {
             let attribute = layout.attributes[slot]
@@ -205,13 +208,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Sets an attribute from a Swift value (nil clears it).
-    public func setValue<T: StoreValueConvertible>(_ value: T?, forKey key: String) throws {
+    public final func setValue<T: StoreValueConvertible>(_ value: T?, forKey key: String) throws {
         try setValue(value?.storeValue ?? .null, forKey: key)
     }
 
     /// The attributes and relationships changed since the last save, as values (to-ones as
     /// `.objectID`; to-manys are listed with `.null`).
-    public func changedValues() -> [String: StoreValue] {
+    public final func changedValues() -> [String: StoreValue] {
         var result: [String: StoreValue] = [:]
         for key in changedKeys {
             if model?.relationship(key, of: entity.name)?.isToMany == true {
@@ -224,7 +227,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// The values the store last had for these keys (all attributes and to-ones for nil).
-    public func committedValues(forKeys keys: [String]? = nil) -> [String: StoreValue] {
+    public final func committedValues(forKeys keys: [String]? = nil) -> [String: StoreValue] {
         guard let committed else { return [:] }
         let wanted = keys ?? (Array(committed.attributes.keys) + Array(committed.toOne.keys))
         var result: [String: StoreValue] = [:]
@@ -234,11 +237,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// Sets a value from a non-throwing typed setter; a failure is kept by the context and
     /// thrown by its next save.
-    func setValueDeferringErrors(_ value: StoreValue, forKey key: String) {
+    final func setValueDeferringErrors(_ value: StoreValue, forKey key: String) {
         deferringErrors { try setValue(value, forKey: key) }
     }
 
-    func deferringErrors(_ body: () throws -> Void) {
+    final func deferringErrors(_ body: () throws -> Void) {
         do {
             try body()
         } catch let error as StoreError {
@@ -254,19 +257,19 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     // MARK: Change tracking
 
-    func didChange(_ key: String) {
+    final func didChange(_ key: String) {
         guard !isInserted else { return }
         changedKeys.insert(key)
         managedObjectContext?.objectDidChange(self)
     }
 
-    func detached() -> StoreError {
+    final func detached() -> StoreError {
         StoreError(
             .managedObjectReferentialIntegrity, "\(entity.name) \(objectID) is not registered in a context",
             objectIDs: [objectID], entityName: entity.name)
     }
 
-    func unknownKey(_ key: String) -> StoreError {
+    final func unknownKey(_ key: String) -> StoreError {
         StoreError(
             .managedObjectValidation, "\(entity.name) has no property named \(key)", objectIDs: [objectID],
             entityName: entity.name, propertyName: key)
@@ -278,7 +281,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// the object's layout gives its value buffer itself; to-ones stay IDs until first used.
     /// With `rowCounted`, the fetch that returned the node already counted this object as a
     /// holder of its row.
-    func fill(from node: StoreNode, in context: ManagedObjectContext, rowCounted: Bool = false) {
+    final func fill(from node: StoreNode, in context: ManagedObjectContext, rowCounted: Bool = false) {
         let (nodeValues, nodeToManys) = node.slots(in: layout)
         values = nodeValues
         toOneObjects = []
@@ -303,7 +306,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The store's form of the object's current values: attributes (not transient), to-ones,
     /// and the to-manys that are loaded (all of them for an inserted object). The value buffer
     /// is the object's own, shared, unless a to-one's ID changed or a transient value is set.
-    func snapshot() -> StoreNode {
+    final func snapshot() -> StoreNode {
         var snapshotValues = values.count == layout.valueCount ? values : layout.emptyValues
         for (index, object) in toOneObjects.enumerated() {
             guard let object else { continue }
@@ -328,7 +331,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for
     /// both), unless the object keeps transient values the snapshot leaves out.
-    func adoptCommittedValues() {
+    final func adoptCommittedValues() {
         guard layout.transientValueSlots.isEmpty, let committed, committed.layout === layout else { return }
         values = committed.slots(in: layout).values
     }
@@ -337,29 +340,29 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// The value in a value slot (`.null` for a fault or an empty slot).
     @inline(__always)
-    func slotValue(_ slot: Int) -> StoreValue { slot < values.count ? values[slot] : .null }
+    final func slotValue(_ slot: Int) -> StoreValue { slot < values.count ? values[slot] : .null }
 
     /// Sets a value slot (an attribute, or a to-one's ID), sizing the buffer first if needed.
-    func setSlotValue(_ value: StoreValue, _ slot: Int) {
+    final func setSlotValue(_ value: StoreValue, _ slot: Int) {
         if values.count != layout.valueCount { values = layout.emptyValues }
         values[slot] = value
     }
 
     /// The attribute value for a name; nil when nil or not an attribute.
-    func primitiveAttribute(_ key: String) -> StoreValue? {
+    final func primitiveAttribute(_ key: String) -> StoreValue? {
         guard let slot = layout.attributeSlot(of: key) else { return nil }
         let value = slotValue(slot)
         return value.isNull ? nil : value
     }
 
     /// Sets an attribute by name without recording a change (nil clears it).
-    func setPrimitiveAttribute(_ value: StoreValue?, _ key: String) {
+    final func setPrimitiveAttribute(_ value: StoreValue?, _ key: String) {
         guard let slot = layout.attributeSlot(of: key) else { return }
         setSlotValue(value ?? .null, slot)
     }
 
     /// The object of a to-one value slot, resolving a stored ID to the context's object.
-    func toOneObject(atSlot slot: Int) -> ManagedObject? {
+    final func toOneObject(atSlot slot: Int) -> ManagedObject? {
         let index = slot - layout.attributeCount
         if index < toOneObjects.count, let object = toOneObjects[index] { return object }
         guard case .objectID(let id) = slotValue(slot), let context = managedObjectContext else { return nil }
@@ -370,13 +373,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// The object of a to-one relationship by name; nil when nil or not a to-one.
-    func toOneObject(_ key: String) -> ManagedObject? {
+    final func toOneObject(_ key: String) -> ManagedObject? {
         guard let slot = layout.toOneSlot(of: key) else { return nil }
         return toOneObject(atSlot: slot)
     }
 
     /// Whether a to-one relationship has a destination (without resolving it).
-    func hasToOne(_ key: String) -> Bool {
+    final func hasToOne(_ key: String) -> Bool {
         guard let slot = layout.toOneSlot(of: key) else { return false }
         let index = slot - layout.attributeCount
         if index < toOneObjects.count, toOneObjects[index] != nil { return true }
@@ -384,7 +387,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Sets a to-one relationship's destination without recording a change or touching inverses.
-    func storeToOne(_ object: ManagedObject?, _ key: String) {
+    final func storeToOne(_ object: ManagedObject?, _ key: String) {
         guard let slot = layout.toOneSlot(of: key) else { return }
         setSlotValue(object.map { .objectID($0.objectID) } ?? .null, slot)
         if toOneObjects.count != layout.toOneNames.count { toOneObjects = Array(repeating: nil, count: layout.toOneNames.count) }
@@ -392,7 +395,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Forgets values and relationships (reset, deinit of the context), breaking reference cycles.
-    func turnIntoFault() {
+    final func turnIntoFault() {
         fillsFromCommitted = false
         values = objectID.isTemporaryID ? layout.emptyValues : []
         toOneObjects = []

@@ -236,6 +236,8 @@ public final class ManagedObjectContext {
         let objects: [ManagedObject]
         if let merged = try fetchMergingPendingChanges(request) {
             objects = merged
+        } else if request.fetchBatchSize > 0 {
+            return try fetchInBatches(request)
         } else {
             var storeRequest = request
             storeRequest.resultType = .managedObjects
@@ -246,6 +248,59 @@ public final class ManagedObjectContext {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
         }
         return objects
+    }
+
+    /// A batched fetch (Core Data's): the matching IDs are fetched at once and returned as
+    /// faults; the first fault of a batch that fires fills its whole batch with one fetch, and
+    /// turns the unchanged objects of the batch filled before back into faults, so iterating the
+    /// result holds about one batch of filled objects at a time.
+    private func fetchInBatches(_ request: FetchRequest) throws -> [ManagedObject] {
+        var idRequest = request
+        idRequest.resultType = .objectIDs
+        idRequest.relationshipKeyPathsForPrefetching = []
+        guard case .objectIDs(let ids) = try coordinator.execute(idRequest) else { return [] }
+        var batchRequest = FetchRequest(entityName: request.entityName)
+        batchRequest.includesSubentities = request.includesSubentities
+        batchRequest.includesPendingChanges = false
+        batchRequest.relationshipKeyPathsForPrefetching = request.relationshipKeyPathsForPrefetching
+        let group = FaultBatchGroup(request: batchRequest)
+        registered.reserveCapacity(registered.count + ids.count)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(ids.count)
+        for start in stride(from: 0, to: ids.count, by: request.fetchBatchSize) {
+            let batch = FaultBatch(ids: Array(ids[start..<min(start + request.fetchBatchSize, ids.count)]), group: group)
+            for id in batch.ids {
+                let object = object(with: id)
+                if object.isFault && !object.fillsFromCommitted { object.faultBatch = batch }
+                objects.append(object)
+            }
+        }
+        return objects
+    }
+
+    /// Fills the faults of a batch with one fetch, and turns the unchanged objects of the batch
+    /// filled before it back into faults.
+    private func fill(_ batch: FaultBatch) throws {
+        var request = batch.group.request
+        request.predicate = .comparison(
+            ComparisonPredicate(.evaluatedObject, .in, .collection(batch.ids.map { .constant(.objectID($0)) })))
+        let previous = batch.group.loaded
+        guard case .nodes(let nodes) = try coordinator.execute(request, remembering: true) else { return }
+        let filled = materializeFetched(nodes)
+        // The objects keep their batch (which keeps it alive for the group's weak reference and
+        // lets them fill together again once they are faults again).
+        batch.group.loaded = batch
+        if let previous, previous !== batch {
+            for id in previous.ids {
+                guard let object = registered[id], object.faultBatch === previous, !object.isFault, !object.hasChanges else {
+                    continue
+                }
+                fault(object)
+            }
+        }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: filled)
+        }
     }
 
     /// Every object of an entity (and its sub-entities).
@@ -645,6 +700,11 @@ public final class ManagedObjectContext {
     }
 
     func fulfillFault(_ object: ManagedObject) throws {
+        if let batch = object.faultBatch {
+            defer { settleRows() }
+            try fill(batch)
+            if !object.isFault { return }
+        }
         if object.fillsFromCommitted, let node = object.committed {
             // A fetch returned this fault with its row (already counted as held).
             object.fill(from: node, in: self, rowCounted: true)
