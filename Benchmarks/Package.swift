@@ -49,6 +49,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/SQLiteStoreBenchmark"),
+        // W11 and W12: faults fired one by one vs prefetched, memory per fault, and the fetch
+        // shapes of Core Data's documented example, vs the raw sqlite3 API.
+        .executableTarget(
+            name: "FaultingBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
+            path: "Sources/FaultingBenchmark"),
     ],
     swiftLanguageModes: [.v6]
 )
