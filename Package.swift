@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "PersistentStores", targets: ["PersistentStores"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
         .library(name: "Conformance", targets: ["Conformance"]),
+        // The example store types, so an application or a store author can depend on them.
+        .library(name: "JSONFileStore", targets: ["JSONFileStore"]),
+        .library(name: "DirectoryStore", targets: ["DirectoryStore"]),
         .executable(name: "storectl", targets: ["storectl"]),
     ],
     dependencies: [
@@ -54,6 +57,10 @@ let package = Package(
         .testTarget(
             name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
             path: "Examples/JSONFileStore/Tests"),
+        .target(name: "DirectoryStore", dependencies: ["StoreCore"], path: "Examples/DirectoryStore/Sources"),
+        .testTarget(
+            name: "DirectoryStoreTests", dependencies: ["DirectoryStore", "Conformance", "StoreCore"],
+            path: "Examples/DirectoryStore/Tests"),
 
         .testTarget(
             name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores", "StoreTestSupport"],
