@@ -32,9 +32,16 @@ open class JSONFileStore: AtomicStore {
         var toMany: [String: [Target]]
     }
 
-    /// Reads the file into cache nodes; a missing or empty file is a new store.
+    /// Reads the file into cache nodes; a missing or empty file is a new store. A FIFO, a
+    /// device or a folder is refused before it is opened (134080), a file that cannot be read
+    /// is an error (never a new store that the next save would write over), and a file of
+    /// another format is 134010.
     open override func load() throws {
-        guard let url, let data = try? Data(contentsOf: url), !data.isEmpty else { return }
+        guard let url else { return }
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: Self.storeType)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        let data = try Self.read(url)
+        if data.isEmpty { return }
         let file = try Self.decode(data, url: url)
         metadata = file.metadata
         addCacheNodes(file.objects.map { record in
@@ -59,19 +66,28 @@ open class JSONFileStore: AtomicStore {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try encoder.encode(File(metadata: metadata, objects: records)).write(to: url, options: .atomic)
+        try AtomicFileWriter.write(try encoder.encode(File(metadata: metadata, objects: records)), to: url)
     }
 
     /// Reads the metadata without adding the store.
     open override class func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
-        try decode(try Data(contentsOf: url), url: url).metadata
+        try decode(try read(url), url: url).metadata
     }
 
     /// Replaces the metadata without adding the store.
     open override class func setMetadata(_ metadata: StoreMetadata, forStoreAt url: URL, options: StoreOptions) throws {
-        var file = try decode(try Data(contentsOf: url), url: url)
+        var file = try decode(try read(url), url: url)
         file.metadata = metadata
-        try JSONEncoder().encode(file).write(to: url, options: .atomic)
+        try AtomicFileWriter.write(try JSONEncoder().encode(file), to: url)
+    }
+
+    /// The bytes of the file, or a 134080 error naming it.
+    static func read(_ url: URL) throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw StoreError(.persistentStoreOpen, "\(url.path) cannot be read: \(error)", fileURL: url)
+        }
     }
 
     /// Decodes a store file; anything else is a type mismatch (134010).
