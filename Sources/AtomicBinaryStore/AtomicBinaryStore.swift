@@ -30,6 +30,8 @@ import StoreCore
 public final class AtomicBinaryStore: AtomicStore {
     /// "Binary".
     override public class var storeType: String { "Binary" }
+    /// An atomic store's capabilities, and row versions kept in the file.
+    override public class var capabilities: StoreCapabilities { super.capabilities.union(.persistentRowVersions) }
 
     /// Option key: deflate the data section when saving. `true` deflates at level 1 (fastest);
     /// an integer 1…9 picks zlib's level (9 smallest); `false` or 0 (the default) stores it

@@ -23,9 +23,9 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// "SQLite".
     public static var storeType: String { "SQLite" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, read-only
-    /// capable, URL optional.
+    /// capable, URL optional, row versions kept (`Z_OPT`).
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions]
     }
 
     /// The coordinator's model.

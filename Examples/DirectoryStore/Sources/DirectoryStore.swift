@@ -45,8 +45,8 @@ import Darwin
 open class DirectoryStore: IncrementalStore {
     /// The registered type name, written as `NSStoreType`.
     open class var storeType: String { "Directory" }
-    /// Persistent, incremental, honours read-only.
-    open class var capabilities: StoreCapabilities { [.persistent, .incremental, .readOnly] }
+    /// Persistent, incremental, honours read-only, keeps row versions in the object files.
+    open class var capabilities: StoreCapabilities { [.persistent, .incremental, .readOnly, .persistentRowVersions] }
 
     /// The coordinator's model.
     public let model: ObjectModel

@@ -14,6 +14,8 @@ import StoreCore
 open class JSONFileStore: AtomicStore {
     /// The registered type name.
     open override class var storeType: String { "JSONFile" }
+    /// An atomic store's capabilities, and row versions kept in the file.
+    open override class var capabilities: StoreCapabilities { super.capabilities.union(.persistentRowVersions) }
 
     /// The file: the metadata and one record per object.
     struct File: Codable {
@@ -27,6 +29,8 @@ open class JSONFileStore: AtomicStore {
         struct Target: Codable { var entity: String; var reference: ReferenceObject }
         var entity: String
         var reference: ReferenceObject
+        /// The row version (absent in files written before versions were kept: 1).
+        var version: Int64?
         var attributes: [String: StoreValue]
         var toOne: [String: Target]
         var toMany: [String: [Target]]
@@ -49,7 +53,8 @@ open class JSONFileStore: AtomicStore {
                 objectID: objectID(for: record.entity, referenceObject: record.reference),
                 attributes: record.attributes,
                 toOne: record.toOne.mapValues { objectID(for: $0.entity, referenceObject: $0.reference) },
-                toMany: record.toMany.mapValues { $0.map { objectID(for: $0.entity, referenceObject: $0.reference) } })
+                toMany: record.toMany.mapValues { $0.map { objectID(for: $0.entity, referenceObject: $0.reference) } },
+                version: record.version ?? 1)
         })
     }
 
@@ -61,7 +66,8 @@ open class JSONFileStore: AtomicStore {
         }
         let records = cacheNodes.map { node in
             Record(
-                entity: node.entityName, reference: node.objectID.referenceObject ?? .int(0), attributes: node.attributes,
+                entity: node.entityName, reference: node.objectID.referenceObject ?? .int(0), version: node.version,
+                attributes: node.attributes,
                 toOne: node.toOne.mapValues(target), toMany: node.toMany.mapValues { $0.map(target) })
         }
         let encoder = JSONEncoder()
