@@ -118,3 +118,99 @@ private func leagueModel() throws -> ObjectModel {
         }
     }
 }
+
+// MARK: Deliberately broken copies: each must fail the suite, in the cases that catch its bug.
+
+/// Treats a file or folder it cannot read as a new, empty store (and would write over it).
+final class TrustingDirectoryStore: DirectoryStore {
+    override class var storeType: String { "TrustingDirectory" }
+    override func loadMetadata() throws { try? super.loadMetadata() }
+}
+
+/// Saves objects without their relationships.
+final class ForgetfulDirectoryStore: DirectoryStore {
+    override class var storeType: String { "ForgetfulDirectory" }
+    override func execute(_ request: StoreRequest) throws -> StoreResult {
+        guard case .save(var save) = request else { return try super.execute(request) }
+        func forget(_ nodes: [StoreNode]) -> [StoreNode] {
+            nodes.map { node in
+                var node = node
+                node.toOne = [:]
+                node.toMany = node.toMany.mapValues { _ in [] }
+                return node
+            }
+        }
+        save.insertedObjects = forget(save.insertedObjects)
+        save.updatedObjects = forget(save.updatedObjects)
+        return try super.execute(.save(save))
+    }
+}
+
+/// Reads every object back at row version 1, as if versions were never saved.
+final class VersionlessDirectoryStore: DirectoryStore {
+    override class var storeType: String { "VersionlessDirectory" }
+    override func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
+        var node = try super.newValues(forObjectWith: objectID)
+        node.version = 1
+        return node
+    }
+}
+
+/// Stores doubles with the precision of a Float.
+final class TruncatingDirectoryStore: DirectoryStore {
+    override class var storeType: String { "TruncatingDirectory" }
+    override func execute(_ request: StoreRequest) throws -> StoreResult {
+        guard case .save(var save) = request else { return try super.execute(request) }
+        func truncate(_ nodes: [StoreNode]) -> [StoreNode] {
+            nodes.map { node in
+                var node = node
+                node.attributes = node.attributes.mapValues { value in
+                    if case .double(let double) = value { return .double(Double(Float(double))) }
+                    return value
+                }
+                return node
+            }
+        }
+        save.insertedObjects = truncate(save.insertedObjects)
+        save.updatedObjects = truncate(save.updatedObjects)
+        return try super.execute(.save(save))
+    }
+}
+
+/// Runs the cases of some behaviours on a broken type; returns the failed runs' case names
+/// and messages.
+private func failures(of type: DirectoryStore.Type, behaviours: Set<Int>) -> [(name: String, message: String)] {
+    let registry = StoreRegistry()
+    registry.register(type)
+    let report = ConformanceSuite.run(
+        storeType: type.storeType, registry: registry, cases: ConformanceSuite.allCases.filter { behaviours.contains($0.behaviour) })
+    return report.results.compactMap { result in
+        if case .failed(let message) = result.outcome { return (result.run.testCase.name, message) }
+        return nil
+    }
+}
+
+@Test func aDirectoryStoreThatTreatsForeignFilesAsNewFailsTheSuite() throws {
+    let failed = failures(of: TrustingDirectoryStore.self, behaviours: [4])
+    let failure = try #require(failed.first { $0.name == "a file of another type fails with 134010 untouched" })
+    #expect(failure.message.contains("TrustingDirectory"))
+    #expect(failure.message.contains("expected error 134010"))
+    #expect(failure.message.contains("most likely at fault: the type check when the store is opened"))
+}
+
+@Test func aDirectoryStoreThatDropsRelationshipsFailsTheSuite() {
+    let failed = failures(of: ForgetfulDirectoryStore.self, behaviours: [18, 21])
+    #expect(failed.contains { $0.message.contains("ForgetfulDirectory #21") && $0.message.contains("expected") })
+    #expect(failed.contains { $0.message.contains("ForgetfulDirectory #18") })
+}
+
+@Test func aDirectoryStoreThatLosesRowVersionsFailsTheSuite() {
+    let failed = failures(of: VersionlessDirectoryStore.self, behaviours: [45])
+    #expect(failed.contains { $0.name == "row versions advance on each save" && $0.message.contains("expected 2, got 1") })
+    #expect(failed.contains { $0.name == "row versions survive reopen" })
+}
+
+@Test func aDirectoryStoreThatTruncatesDoublesFailsTheSuite() {
+    let failed = failures(of: TruncatingDirectoryStore.self, behaviours: [12])
+    #expect(failed.contains { $0.name == "every attribute type round-trips exactly" && $0.message.contains("AllTypes.double") })
+}
