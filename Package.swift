@@ -77,6 +77,10 @@ let package = Package(
             dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores"]),
+        // Every Swift block of README.md is one of this target's files (checked by a test).
+        .testTarget(
+            name: "ReadmeSnippetsTests",
+            dependencies: ["PersistentStores", "JSONFileStore", "DirectoryStore", "Conformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

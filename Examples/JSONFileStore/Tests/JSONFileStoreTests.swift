@@ -4,19 +4,6 @@ import JSONFileStore
 import StoreCore
 import Testing
 
-/// The example store passes the whole conformance suite.
-@Test func jsonFileStorePassesTheConformanceSuite() {
-    let registry = StoreRegistry()
-    registry.register(JSONFileStore.self)
-    let report = ConformanceSuite.run(storeType: "JSONFile", registry: registry)
-    print(report.table)
-    for result in report.results {
-        if case .failed(let message) = result.outcome { Issue.record(Comment(rawValue: message)) }
-    }
-    #expect(report.failed == 0)
-    #expect(report.passed > 0)
-}
-
 /// A deliberately broken store: it forgets every relationship when it writes the file.
 final class ForgetfulStore: JSONFileStore {
     override class var storeType: String { "Forgetful" }
