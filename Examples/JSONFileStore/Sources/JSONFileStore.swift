@@ -64,11 +64,14 @@ open class JSONFileStore: AtomicStore {
         func target(_ id: ObjectID) -> Record.Target {
             Record.Target(entity: id.entityName, reference: id.referenceObject ?? .int(0))
         }
+        // Only references the cache holds are written (a No Action delete leaves dangling ones
+        // in memory), so the file always loads.
         let records = cacheNodes.map { node in
             Record(
                 entity: node.entityName, reference: node.objectID.referenceObject ?? .int(0), version: node.version,
                 attributes: node.attributes,
-                toOne: node.toOne.mapValues(target), toMany: node.toMany.mapValues { $0.map(target) })
+                toOne: node.toOne.filter { containsCacheNode(for: $0.value) }.mapValues(target),
+                toMany: node.toMany.mapValues { $0.filter(containsCacheNode(for:)).map(target) })
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
