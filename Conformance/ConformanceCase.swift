@@ -47,7 +47,7 @@ public struct ConformanceCase: Sendable, Identifiable, CustomStringConvertible {
     public var id: String { name }
 
     /// The protocol methods a failure most likely points at, for an incremental store
-    /// (``IncrementalStore``) or an atomic one (``AtomicStore``).
+    /// (`IncrementalStore`) or an atomic one (`AtomicStore`).
     public func suspects(incremental: Bool) -> String {
         if let faultHint { return faultHint }
         let (open, save, fetch, fill) =

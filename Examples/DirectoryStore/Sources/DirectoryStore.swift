@@ -11,12 +11,12 @@ import Darwin
 
 /// A complete incremental store type: a folder with one JSON file per object.
 ///
-/// Where ``JSONFileStore`` (an atomic store) reads everything at once and lets the framework
+/// Where `JSONFileStore` (an atomic store) reads everything at once and lets the framework
 /// answer every request, this store answers each request itself, as SQLite does, and reads an
 /// object's file only when it is asked for:
 ///
 /// - ``execute(_:)`` answers fetches by reading the files of the entities the request matches
-///   and handing them to the shared ``QueryEngine`` (predicate, sort, offset, limit, result
+///   and handing them to the shared `QueryEngine` (predicate, sort, offset, limit, result
 ///   type), and applies saves all-or-nothing with optimistic locking on row versions;
 /// - ``newValues(forObjectWith:)`` fills a fault from one file;
 /// - ``newValue(forRelationship:forObjectWith:)`` fills a to-many fault;
@@ -28,10 +28,10 @@ import Darwin
 /// ```
 ///
 /// The layout is described in `DirectoryLayout`: `metadata.json` and `<Entity>/<n>.json`.
-/// `metadata.json` is replaced through ``AtomicFileWriter``. Object files are each written to a
+/// `metadata.json` is replaced through `AtomicFileWriter`. Object files are each written to a
 /// temporary file and renamed over the old one, so no file is ever half-written, and the files
 /// and folders of one save are flushed to disk together at its end (one flush per file, as
-/// ``AtomicFileWriter`` does, would make a save of a thousand objects take seconds). A save
+/// `AtomicFileWriter` does, would make a save of a thousand objects take seconds). A save
 /// checks everything before it writes anything, but the files of one save are renamed one after
 /// the other, so a crash in the middle of a save can leave part of it on disk (a journal would
 /// close that gap; the SQLite store has one).
@@ -41,7 +41,7 @@ import Darwin
 /// to-manys (many-to-many, ordered, without an inverse) are stored in the object's file.
 ///
 /// The store keeps the objects it has read in memory: it assumes it is the only writer of its
-/// folder while it is added (it does not declare ``StoreCapabilities/multiProcess``).
+/// folder while it is added (it does not declare `StoreCapabilities.multiProcess`).
 open class DirectoryStore: IncrementalStore {
     /// The registered type name, written as `NSStoreType`.
     open class var storeType: String { "Directory" }
@@ -209,9 +209,9 @@ open class DirectoryStore: IncrementalStore {
 
     // MARK: Requests
 
-    /// Answers a fetch with the shared ``QueryEngine`` over the files of the matching entities,
+    /// Answers a fetch with the shared `QueryEngine` over the files of the matching entities,
     /// or applies a save. Batch requests are refused with 134091 (the store does not declare
-    /// ``StoreCapabilities/batchRequests``, so the coordinator never sends them).
+    /// `StoreCapabilities.batchRequests`, so the coordinator never sends them).
     open func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch):

@@ -3,7 +3,7 @@ import StoreCore
 
 /// A complete custom store type: every object of the store in one JSON file.
 ///
-/// It subclasses ``AtomicStore``, so it only turns its cache nodes into bytes and back: the
+/// It subclasses `AtomicStore`, so it only turns its cache nodes into bytes and back: the
 /// framework answers fetches, mints reference objects, applies saves to the cache and calls
 /// `save()` once per context save (and not at all when nothing changed).
 ///
