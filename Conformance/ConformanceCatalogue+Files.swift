@@ -116,7 +116,8 @@ extension ConformanceCatalogue {
                 } catch is StoreError {
                 }
                 try env.expectStoreUnchanged(at: url, before, "a read-only store after a refused save")
-                try env.expectEqual(names(try ManagedObjectContext(coordinator: reopened.coordinator).fetch(FetchRequest(entityName: "Team"))), ["Crew"], "teams the store holds after the refused save")
+                let fresh = ManagedObjectContext(coordinator: reopened.coordinator)
+                try env.expectEqual(names(try fresh.fetch(FetchRequest(entityName: "Team"))), ["Crew"], "teams the store holds after the refused save")
             }
         },
         ConformanceCase(
