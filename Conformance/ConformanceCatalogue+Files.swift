@@ -209,6 +209,23 @@ extension ConformanceCatalogue {
                 try env.expect(found.contains { $0.value(forKey: "name", as: String.self).map { Array($0.unicodeScalars) } == Array(value.unicodeScalars) }, "name == \(value.debugDescription) finds the team")
             }
         },
+        ConformanceCase("extreme values at the other ends round-trip", behaviour: 12, area: .crud, runsAfterReopen: true) { env in
+            let model = try ConformanceModels.allTypes()
+            let stack = try env.openStack(model)
+            let values = otherExtremeValues()
+            let object = try insert(stack.context, "AllTypes", values)
+            try stack.context.save()
+            let id = object.objectID
+            let loaded = try env.reload(stack)
+            let read = try loaded.context.existingObject(with: id)
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                let got = read.value(forKey: key)
+                try env.expect(got == value, "AllTypes.\(key) after \(env.variant): expected \(value.description.prefix(80)), got \(got.description.prefix(80))")
+                if case .double(let expected) = value, case .double(let actual) = got {
+                    try env.expectEqual(actual.sign, expected.sign, "sign of AllTypes.\(key)")
+                }
+            }
+        },
         ConformanceCase("large blobs round-trip", behaviour: 12, area: .crud, runsAfterReopen: true) { env in
             let model = try ConformanceModels.allTypes()
             let stack = try env.openStack(model)
@@ -247,5 +264,28 @@ extension ConformanceCatalogue {
     /// The row version the store holds for an object (read from the store, not the row cache).
     static func rowVersion(_ stack: ConformanceStack, _ id: ObjectID) throws -> Int64 {
         try stack.coordinator.node(for: id, refreshingCache: true).version
+    }
+
+    /// The ends of each type's range that ``extremeValues()`` does not use (#12).
+    static func otherExtremeValues() -> [String: StoreValue] {
+        let text = String(repeating: "|=,\\\"'<>&\n\t😀e\u{301} ", count: 5_000)
+        return [
+            "integer16": .int(Int64(Int16.max)), "optInteger16": .int(Int64(Int16.min)),
+            "integer32": .int(Int64(Int32.max)), "optInteger32": .int(Int64(Int32.min)),
+            "integer64": .int(Int64.min), "optInteger64": .int(Int64.max),
+            "decimal": .decimal(Decimal(string: "-99999999999999999999999999999999999999") ?? 0),
+            "optDecimal": .decimal(Decimal(string: "0.00000000000000000001") ?? 0),
+            "double": .double(.greatestFiniteMagnitude), "optDouble": .double(-.leastNormalMagnitude),
+            "float": .double(Double(Float.leastNonzeroMagnitude)), "optFloat": .double(-Double(Float.greatestFiniteMagnitude)),
+            "string": .string(text), "optString": .string("\u{0}\u{0}"),
+            "boolean": .bool(false), "optBoolean": .bool(true),
+            "date": .date(Date.distantFuture), "optDate": .date(Date.distantPast),
+            "binaryData": .data(Data([0])), "optBinaryData": .data(Data((0...255).map { UInt8($0) })),
+            "uuid": .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000000") ?? UUID()),
+            "optUuid": .uuid(UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF") ?? UUID()),
+            "uri": .uri(URL(string: "urn:isbn:0451450523") ?? URL(fileURLWithPath: "/")),
+            "optUri": .uri(URL(string: "http://[::1]:8080/p?q=%00#f") ?? URL(fileURLWithPath: "/")),
+            "transformable": .data(Data()), "optTransformable": .data(Data(repeating: 0xFF, count: 70_000)),
+        ]
     }
 }
