@@ -149,7 +149,12 @@ open class DirectoryStore: IncrementalStore {
             throw StoreError(.persistentStoreOpen, "\(path) is neither a folder nor a file, not a \(storeType) store", fileURL: layout.root)
         }
         guard FileManager.default.fileExists(atPath: layout.metadataFile.path) else {
-            let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            let contents: [String]
+            do {
+                contents = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw StoreError(.persistentStoreOpen, "\(path): the folder cannot be listed: \(error)", fileURL: layout.root)
+            }
             if contents.isEmpty { return .emptyFolder }
             throw StoreError(
                 .persistentStoreTypeMismatch,
@@ -220,7 +225,7 @@ open class DirectoryStore: IncrementalStore {
                 nodes += try allNodes(of: entity)
             }
             let graph = NodeGraph(
-                model: model, node: { [self] id in try? node(for: id) },
+                model: model, node: { [self] id in try existingNode(for: id) },
                 relatedObjectIDs: { [self] name, id in try newValue(forRelationship: name, forObjectWith: id) })
             return try QueryEngine.execute(fetch, over: nodes, graph: graph)
         case .save(let save):
@@ -284,6 +289,15 @@ open class DirectoryStore: IncrementalStore {
         let node = try readNode(objectID.entityName, key)
         objects[objectID.entityName, default: [:]][key] = node
         return node
+    }
+
+    /// One object, or nil when it does not exist; a file that cannot be read is still an error.
+    private func existingNode(for objectID: ObjectID) throws -> StoreNode? {
+        do {
+            return try node(for: objectID)
+        } catch let error as StoreError where error.code == .managedObjectReferentialIntegrity {
+            return nil
+        }
     }
 
     /// Every object of one entity (not its sub-entities), in primary-key order.
@@ -373,7 +387,7 @@ open class DirectoryStore: IncrementalStore {
         var conflicts: [ObjectID] = []
         var current: [ObjectID: StoreNode] = [:]
         for node in save.updatedObjects + save.deletedObjects {
-            guard let stored = try? self.node(for: node.objectID), stored.version == node.version else {
+            guard let stored = try existingNode(for: node.objectID), stored.version == node.version else {
                 conflicts.append(node.objectID)
                 continue
             }
@@ -386,7 +400,10 @@ open class DirectoryStore: IncrementalStore {
                 objectIDs: conflicts)
         }
         for node in save.insertedObjects {
-            guard let key = primaryKey(of: node.objectID), (try? self.node(for: node.objectID)) == nil else {
+            guard let key = primaryKey(of: node.objectID),
+                objects[node.entityName]?[key] == nil,
+                !FileManager.default.fileExists(atPath: layout.file(of: node.entityName, primaryKey: key).path)
+            else {
                 throw StoreError(
                     .persistentStoreSave, "Object \(node.objectID) cannot be inserted into the \(Self.storeType) store at \(layout.root.path)",
                     objectIDs: [node.objectID])

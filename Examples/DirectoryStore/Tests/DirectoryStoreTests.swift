@@ -119,6 +119,35 @@ private func leagueModel() throws -> ObjectModel {
     }
 }
 
+/// A damaged object file makes a fetch fail with 134080 naming the file, and is left as it is.
+@Test func aDamagedObjectFileIsAnErrorNamingIt() throws {
+    try withTemporaryFolder { folder in
+        let registry = StoreRegistry()
+        registry.register(DirectoryStore.self)
+        let url = folder.appendingPathComponent("store")
+        let writer = PersistentStoreCoordinator(model: try leagueModel(), registry: registry)
+        let store = try writer.addPersistentStore(type: "Directory", at: url)
+        let context = ManagedObjectContext(coordinator: writer)
+        try context.insert(entityName: "Team").setValue("Crew", forKey: "name")
+        try context.save()
+        try writer.remove(store)
+        let file = url.appendingPathComponent("Team/1.json")
+        try Data("{\"version\": ".utf8).write(to: file)
+
+        let reader = PersistentStoreCoordinator(model: try leagueModel(), registry: registry)
+        try reader.addPersistentStore(type: "Directory", at: url)
+        let readContext = ManagedObjectContext(coordinator: reader)
+        do {
+            _ = try readContext.fetch(FetchRequest(entityName: "Team"))
+            Issue.record("a fetch over a damaged file succeeded")
+        } catch let error as StoreError {
+            #expect(error.code == .persistentStoreOpen)
+            #expect(error.message.contains(file.path))
+        }
+        #expect(try Data(contentsOf: file) == Data("{\"version\": ".utf8))
+    }
+}
+
 // MARK: Deliberately broken copies: each must fail the suite, in the cases that catch its bug.
 
 /// Treats a file or folder it cannot read as a new, empty store (and would write over it).
