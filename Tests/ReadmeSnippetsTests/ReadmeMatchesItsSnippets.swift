@@ -12,8 +12,8 @@ import Testing
 ///     ```
 ///
 /// The marker is an HTML comment, so it does not show on a rendered page. To add a block, put
-/// the file in a test target (this one, or an example's tests), paste it whole into the README
-/// and put the marker above it.
+/// the file in a test target (this one, or an example's tests) so it is compiled and run, paste
+/// it whole into the README and put the marker above it.
 struct ReadmeSnippet {
     /// The path the marker names.
     let path: String
@@ -63,9 +63,11 @@ struct ReadmeSnippet {
             Issue.record("README.md line \(snippet.line): a ```swift block without a <!-- snippet: <path> --> line above it")
             continue
         }
+        // Every Swift file under these folders belongs to a target the test command builds; a
+        // file in a test target (or an example's tests) also runs.
         #expect(
-            snippet.path.hasPrefix("Tests/") || snippet.path.contains("/Tests/"),
-            "README.md line \(snippet.line): \(snippet.path) is not in a test target, so nothing compiles and runs it")
+            snippet.path.hasSuffix(".swift") && ["Tests/", "Examples/", "Sources/"].contains { snippet.path.hasPrefix($0) },
+            "README.md line \(snippet.line): \(snippet.path) is not a Swift file of a target, so nothing compiles it")
         let url = ReadmeSnippet.packageRoot.appendingPathComponent(snippet.path)
         guard let file = try? String(contentsOf: url, encoding: .utf8) else {
             Issue.record("README.md line \(snippet.line): \(snippet.path) does not exist")
