@@ -64,6 +64,9 @@ open class DirectoryStore: IncrementalStore {
     /// The store identifier: the metadata's `NSStoreUUID`.
     public var identifier: String { metadata[MetadataKey.storeUUID]?.stringValue ?? "" }
 
+    /// Where the files of the store folder are.
+    let layout: DirectoryLayout
+
     /// The objects read so far (or saved), per entity, by primary key.
     private var objects: [String: [Int64: StoreNode]] = [:]
     /// The entities whose folder has been read completely.
@@ -87,6 +90,7 @@ open class DirectoryStore: IncrementalStore {
         self.model = model
         self.configurationName = configurationName
         self.url = url
+        self.layout = DirectoryLayout(root: url)
         self.options = options
         self.isReadOnly = Self.isReadOnly(options: options)
         self.metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)
@@ -101,11 +105,6 @@ open class DirectoryStore: IncrementalStore {
         self.derivedToMany = derived
     }
 
-    /// The store folder's layout.
-    var layout: DirectoryLayout {
-        // `init` refuses a nil URL, so `url` is never nil here.
-        DirectoryLayout(root: url ?? URL(fileURLWithPath: "/"))
-    }
 
     // MARK: Opening
 
