@@ -8,12 +8,17 @@ let package = Package(
         .library(name: "PersistentStores", targets: ["PersistentStores"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
         .library(name: "Conformance", targets: ["Conformance"]),
+        // The example store types, so an application or a store author can depend on them.
+        .library(name: "JSONFileStore", targets: ["JSONFileStore"]),
+        .library(name: "DirectoryStore", targets: ["DirectoryStore"]),
         .executable(name: "storectl", targets: ["storectl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Store descriptions from configuration files and the environment; JSON and YAML files.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        // `swift package generate-documentation` (DocC); no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System libraries. Each is found through pkg-config; the providers tell SwiftPM which
@@ -63,6 +68,10 @@ let package = Package(
         .testTarget(
             name: "JSONFileStoreTests", dependencies: ["JSONFileStore", "Conformance", "StoreCore"],
             path: "Examples/JSONFileStore/Tests"),
+        .target(name: "DirectoryStore", dependencies: ["StoreCore"], path: "Examples/DirectoryStore/Sources"),
+        .testTarget(
+            name: "DirectoryStoreTests", dependencies: ["DirectoryStore", "Conformance", "StoreCore"],
+            path: "Examples/DirectoryStore/Tests"),
 
         .testTarget(
             name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores", "StoreTestSupport"],
@@ -86,6 +95,10 @@ let package = Package(
         .testTarget(
             name: "StoreCtlTests",
             dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport", "CSQLite"]),
+        // Every Swift block of README.md is one of this target's files (checked by a test).
+        .testTarget(
+            name: "ReadmeSnippetsTests",
+            dependencies: ["PersistentStores", "JSONFileStore", "DirectoryStore", "Conformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,12 +25,16 @@ public struct ConformanceCase: Sendable, Identifiable, CustomStringConvertible {
     public let runsAfterReopen: Bool
     /// The body.
     public let body: @Sendable (ConformanceEnvironment) throws -> Void
+    /// The protocol methods most likely at fault when the case fails, when the case names them
+    /// itself; otherwise they follow from the ``area`` (see ``suspects(incremental:)``).
+    public let faultHint: String?
 
     /// Creates a case.
     public init(
         _ name: String, behaviour: Int, area: Area, requires: StoreCapabilities = [], runsAfterReopen: Bool = false,
-        body: @escaping @Sendable (ConformanceEnvironment) throws -> Void
+        faultHint: String? = nil, body: @escaping @Sendable (ConformanceEnvironment) throws -> Void
     ) {
+        self.faultHint = faultHint
         self.name = name
         self.behaviour = behaviour
         self.area = area
@@ -41,6 +45,32 @@ public struct ConformanceCase: Sendable, Identifiable, CustomStringConvertible {
 
     /// The name.
     public var id: String { name }
+
+    /// The protocol methods a failure most likely points at, for an incremental store
+    /// (`IncrementalStore`) or an atomic one (`AtomicStore`).
+    public func suspects(incremental: Bool) -> String {
+        if let faultHint { return faultHint }
+        let (open, save, fetch, fill) =
+            incremental
+            ? ("loadMetadata()", "execute(.save)", "execute(.fetch)", "newValues(forObjectWith:)")
+            : ("load()", "save()", "load() (the framework answers fetches from the cache nodes)", "load()")
+        switch area {
+        case .lifecycle: return "init(model:configurationName:url:options:), \(open)"
+        case .metadata: return "\(open), \(save), metadata(forStoreAt:options:), setMetadata(_:forStoreAt:options:)"
+        case .objectIDs: return incremental ? "obtainPermanentIDs(for:), \(fill)" : "newReferenceObject(for:), \(open)"
+        case .crud, .validation, .deleteRules: return "\(save), \(fetch)"
+        case .relationships:
+            return incremental ? "newValue(forRelationship:forObjectWith:), \(save)" : "\(save) (relationships), \(open)"
+        case .fetch, .predicates, .sorting, .resultTypes: return fetch
+        case .batch: return "execute(.batchUpdate/.batchDelete/.batchInsert)"
+        case .faults: return incremental ? "\(fill), newValue(forRelationship:forObjectWith:)" : open
+        case .contexts: return "\(save) (row versions), \(fill)"
+        case .stores, .concurrency: return "\(save), \(fetch)"
+        case .migration: return "\(open) (metadata: NSStoreModelVersionHashes)"
+        case .crashSafety: return "\(save) (write through AtomicFileWriter)"
+        case .badInput: return "\(open) (check the file before reading it), \(save)"
+        }
+    }
     /// "#<behaviour> <name>".
     public var description: String { name }
 }

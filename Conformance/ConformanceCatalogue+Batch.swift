@@ -24,7 +24,7 @@ extension ConformanceCatalogue {
     }
 
     /// Batch update, delete and insert requests: #49–#51. Store types without
-    /// ``StoreCapabilities/batchRequests`` skip them (the coordinator refuses the requests
+    /// `StoreCapabilities.batchRequests` skip them (the coordinator refuses the requests
     /// with 134091).
     public static let batch: [ConformanceCase] = [
         ConformanceCase("batch update returns status, IDs or count", behaviour: 49, area: .batch, requires: .batchRequests) { env in

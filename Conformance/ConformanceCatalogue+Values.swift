@@ -74,15 +74,15 @@ extension ConformanceCatalogue {
             for i in 0..<5 { try insert(stack.context, "Team", ["name": .string("team\(i)")]) }
             try stack.context.save()
             try stack.coordinator.remove(stack.store)
-            let good = try Data(contentsOf: url)
+            let good = try env.storeContents(at: url)
             var generator = SystemRandomNumberGenerator()
-            let damaged: [(String, Data)] = [
-                ("random bytes", Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })),
-                ("text of another kind", Data("name,age\nAda,36\n".utf8)),
-                ("the first half", good.prefix(good.count / 2)),
+            let damaged: [(String, [String: Data])] = [
+                ("random bytes", ["": Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })]),
+                ("text of another kind", ["": Data("name,age\nAda,36\n".utf8)]),
+                ("the first half", good.mapValues { $0.prefix($0.count / 2) }),
             ]
-            for (what, bytes) in damaged {
-                try bytes.write(to: url)
+            for (what, contents) in damaged {
+                try env.writeStore(contents, at: url)
                 do {
                     let reopened = try env.openStack(try ConformanceModels.league(), url: .some(url))
                     // A store type may read some damage as a valid but different store; it must
@@ -95,7 +95,7 @@ extension ConformanceCatalogue {
                 } catch {
                     throw ConformanceFailure("\(what): not a StoreError: \(error)")
                 }
-                try env.expectEqual(try Data(contentsOf: url), bytes, "\(what): the file is not modified")
+                try env.expectStoreUnchanged(at: url, contents, "\(what): opened and fetched (loadMetadata/load, execute)")
             }
         },
         ConformanceCase("read-only stores are never written", behaviour: 59, area: .badInput, requires: [.readOnly, .persistent]) { env in
@@ -104,13 +104,13 @@ extension ConformanceCatalogue {
             try insert(stack.context, "Team", ["name": "Crew"])
             try stack.context.save()
             try stack.coordinator.remove(stack.store)
-            let before = try Data(contentsOf: url)
+            let before = try env.storeContents(at: url)
             let readOnly = try env.openStack(try ConformanceModels.league(), url: .some(url), options: [StoreOptionKey.readOnly: true])
             try env.expectEqual(try readOnly.count("Team"), 1, "a read-only store reads")
             try insert(readOnly.context, "Team", ["name": "Fire"])
             try env.expectError(.persistentStoreOperation, "saving to a read-only store") { try readOnly.context.save() }
             try readOnly.coordinator.remove(readOnly.store)
-            try env.expectEqual(try Data(contentsOf: url), before, "the file is never written")
+            try env.expectStoreUnchanged(at: url, before, "a read-only store after a refused save (isReadOnly, execute(.save))")
         },
         ConformanceCase("values that contain SQL are stored as text", behaviour: 62, area: .badInput, runsAfterReopen: true) { env in
             let stack = try env.openStack(try ConformanceModels.league())

@@ -32,7 +32,7 @@ extension ConformanceCatalogue {
             try team.setValue("Crew", forKey: "name")
             try stack.context.save()
             try stack.coordinator.remove(stack.store)
-            let before = try Data(contentsOf: url)
+            let before = try env.storeContents(at: url)
 
             let changed = try ConformanceModels.league { player in player.attributes.append(Attribute("nickname", .string)) }
             let error = try env.expectError(.persistentStoreIncompatibleVersionHash, "adding the store with a changed model") {
@@ -44,7 +44,7 @@ extension ConformanceCatalogue {
                 "134100 message: \(error.message)")
             try env.expect(error.message.contains("Player"), "the message names the entity that differs: \(error.message)")
             try env.expect(!error.message.contains("Team ("), "the message names only entities that differ: \(error.message)")
-            try env.expectEqual(try Data(contentsOf: url), before, "the store file after the refused add")
+            try env.expectStoreUnchanged(at: url, before, "after the refused add (addPersistentStore, the version check)")
 
             let reopened = try env.openStack(try ConformanceModels.league(), url: url)
             try env.expectEqual(try reopened.count("Team"), 1, "teams when reopened with the original model")

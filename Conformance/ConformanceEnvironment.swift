@@ -85,7 +85,7 @@ public struct ConformanceEnvironment: Sendable {
         if actual != expected { throw ConformanceFailure("\(what()): expected \(expected), got \(actual)") }
     }
 
-    /// Fails unless `body` throws a ``StoreError`` with `code`; returns that error.
+    /// Fails unless `body` throws a `StoreError` with `code`; returns that error.
     @discardableResult
     public func expectError(
         _ code: StoreError.Code, _ what: @autoclosure () -> String, _ body: () throws -> Void

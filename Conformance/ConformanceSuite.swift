@@ -17,7 +17,7 @@ public enum ConformanceSuite {
             ConformanceCatalogue.graph, ConformanceCatalogue.deleteRules, ConformanceCatalogue.validation,
             ConformanceCatalogue.faults, ConformanceCatalogue.contexts, ConformanceCatalogue.stores,
             ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus, ConformanceCatalogue.values,
-            ConformanceCatalogue.versioning, ConformanceCatalogue.batch,
+            ConformanceCatalogue.versioning, ConformanceCatalogue.batch, ConformanceCatalogue.files,
         ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }
@@ -34,11 +34,19 @@ public enum ConformanceSuite {
         }
     }
 
-    /// Runs every case on a registered store type and returns the report.
+    /// Runs every case on a registered store type and returns the report. `progress`, when
+    /// given, is called with each result as soon as its run ends (`storectl conformance` prints
+    /// a line per run with it).
     public static func run(
-        storeType: String, registry: StoreRegistry = .shared, cases: [ConformanceCase] = allCases
+        storeType: String, registry: StoreRegistry = .shared, cases: [ConformanceCase] = allCases,
+        progress: ((ConformanceResult) -> Void)? = nil
     ) -> ConformanceReport {
-        ConformanceReport(results: runs(storeType: storeType, cases: cases).map { $0.execute(registry: registry) })
+        ConformanceReport(
+            results: runs(storeType: storeType, cases: cases).map { run in
+                let result = run.execute(registry: registry)
+                progress?(result)
+                return result
+            })
     }
 }
 
@@ -75,14 +83,35 @@ public struct ConformanceRun: Sendable, CustomStringConvertible {
     }
 
     /// Runs the case in a fresh temporary folder (removed afterwards).
+    ///
+    /// A failure message reads `<store> #<n> <case> [variant]: <difference> (most likely at
+    /// fault: <protocol methods>)`. A type registered under a name other than its own
+    /// `storeType` fails every run: its files would say `NSStoreType = <storeType>` while
+    /// coordinators look it up by the registered name.
     public func execute(registry: StoreRegistry = .shared) -> ConformanceResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var result = run(registry: registry)
+        result.duration = clock.now - start
+        return result
+    }
+
+    private func run(registry: StoreRegistry) -> ConformanceResult {
         guard let type = registry.storeType(named: storeType) else {
             return ConformanceResult(run: self, outcome: .failed("store type \(storeType) is not registered"))
+        }
+        guard type.storeType == storeType else {
+            return ConformanceResult(
+                run: self,
+                outcome: .failed(
+                    "\(self): \(type) is registered as \"\(storeType)\" but its storeType is \"\(type.storeType)\"; "
+                        + "register it under its own name (register(_:)) or override storeType"))
         }
         let missing = requiredCapabilities.subtracting(type.capabilities)
         if !missing.isEmpty {
             return ConformanceResult(run: self, outcome: .skipped("needs \(missing.names.joined(separator: ", "))"))
         }
+        let suspects = testCase.suspects(incremental: type.capabilities.contains(.incremental))
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("conformance-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -94,9 +123,10 @@ public struct ConformanceRun: Sendable, CustomStringConvertible {
             try testCase.body(environment)
             return ConformanceResult(run: self, outcome: .passed)
         } catch let failure as ConformanceFailure {
-            return ConformanceResult(run: self, outcome: .failed("\(self): \(failure.message)"))
+            return ConformanceResult(run: self, outcome: .failed("\(self): \(failure.message) (most likely at fault: \(suspects))"))
         } catch {
-            return ConformanceResult(run: self, outcome: .failed("\(self): unexpected error: \(error)"))
+            return ConformanceResult(
+                run: self, outcome: .failed("\(self): unexpected error: \(error) (most likely at fault: \(suspects))"))
         }
     }
 }
@@ -117,6 +147,30 @@ public struct ConformanceResult: Sendable {
     public let run: ConformanceRun
     /// What happened.
     public let outcome: Outcome
+    /// How long the run took.
+    public internal(set) var duration: Duration = .zero
+
+    /// Creates a result.
+    public init(run: ConformanceRun, outcome: Outcome, duration: Duration = .zero) {
+        self.run = run
+        self.outcome = outcome
+        self.duration = duration
+    }
+
+    /// One line of the report: `<store> | <n> | <case> | <variant> | <outcome>`, the columns
+    /// padded to the given widths.
+    public func line(widths: ConformanceReport.ColumnWidths) -> String {
+        let text: String
+        switch outcome {
+        case .passed: text = "passed"
+        case .failed(let message): text = "FAILED: \(message)"
+        case .skipped(let reason): text = "skipped (\(reason))"
+        }
+        return [
+            ConformanceReport.pad(run.storeType, widths.store), ConformanceReport.pad(String(run.testCase.behaviour), widths.behaviour),
+            ConformanceReport.pad(run.testCase.name, widths.name), ConformanceReport.pad(run.variant.rawValue, widths.variant), text,
+        ].joined(separator: " | ")
+    }
 }
 
 /// The results of a suite run, with a printable table.
@@ -131,23 +185,36 @@ public struct ConformanceReport: Sendable {
     /// Number of skipped runs.
     public var skipped: Int { results.filter { if case .skipped = $0.outcome { return true } else { return false } }.count }
 
-    /// A readable table: one line per run and a summary line per store type.
-    public var table: String {
-        var lines = ["store       | #  | case                                         | variant      | result"]
-        lines.append(String(repeating: "-", count: lines[0].count + 20))
-        for result in results {
-            let outcome: String
-            switch result.outcome {
-            case .passed: outcome = "passed"
-            case .failed(let message): outcome = "FAILED: \(message)"
-            case .skipped(let reason): outcome = "skipped (\(reason))"
-            }
-            lines.append(
-                [
-                    pad(result.run.storeType, 11), pad(String(result.run.testCase.behaviour), 2),
-                    pad(result.run.testCase.name, 44), pad(result.run.variant.rawValue, 12), outcome,
-                ].joined(separator: " | "))
+    /// The widths of the report's columns.
+    public struct ColumnWidths: Sendable, Equatable {
+        /// The store type column.
+        public var store: Int
+        /// The behaviour number column.
+        public var behaviour: Int
+        /// The case name column.
+        public var name: Int
+        /// The variant column.
+        public var variant: Int
+
+        /// Widths that fit every run given (and the headings).
+        public init(fitting runs: [ConformanceRun]) {
+            store = max("store".count, runs.map(\.storeType.count).max() ?? 0)
+            behaviour = max("#".count, runs.map { String($0.testCase.behaviour).count }.max() ?? 0)
+            name = max("case".count, runs.map(\.testCase.name.count).max() ?? 0)
+            variant = max("variant".count, ConformanceEnvironment.Variant.allCases.map(\.rawValue.count).max() ?? 0)
         }
+    }
+
+    /// A readable table: one line per run, every column as wide as its longest entry, and a
+    /// summary line per store type.
+    public var table: String {
+        let widths = ColumnWidths(fitting: results.map(\.run))
+        let heading = [
+            Self.pad("store", widths.store), Self.pad("#", widths.behaviour), Self.pad("case", widths.name),
+            Self.pad("variant", widths.variant), "result",
+        ].joined(separator: " | ")
+        var lines = [heading, String(repeating: "-", count: heading.count + 20)]
+        for result in results { lines.append(result.line(widths: widths)) }
         for store in Set(results.map(\.run.storeType)).sorted() {
             let mine = ConformanceReport(results: results.filter { $0.run.storeType == store })
             lines.append("\(store): \(mine.passed) passed, \(mine.failed) failed, \(mine.skipped) skipped")
@@ -155,7 +222,7 @@ public struct ConformanceReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -308,7 +308,7 @@ public enum PredicateCorpus {
     /// with the ID `objectID` gives it, relationships resolved by label on both sides (inverses
     /// filled from the model).
     ///
-    /// - Throws: a ``StoreError`` for a relationship to an unknown label or a key the model
+    /// - Throws: a `StoreError` for a relationship to an unknown label or a key the model
     ///   does not know.
     public static func storeNodes(
         for seeds: [Seed], model: ObjectModel, objectID: (Seed) -> ObjectID

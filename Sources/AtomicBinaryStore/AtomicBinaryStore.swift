@@ -18,18 +18,20 @@ import StoreCore
 /// than the file, unknown entities or properties, values of the wrong type) fails with 134080
 /// naming the file and the byte offset, and never reads outside the file or allocates more than
 /// the file's size warrants. A file of another type fails with 134010 and is left untouched.
-/// Saves replace the file atomically through ``AtomicFileWriter``; a save with no changes
+/// Saves replace the file atomically through `AtomicFileWriter`; a save with no changes
 /// writes nothing.
 ///
 /// New objects get integer reference objects (`p1`, `p2`, … in their URIs), never reused: the
 /// file records the next one. Objects copied from another store keep theirs (integer, string or
 /// UUID).
 ///
-/// Options: ``StoreOptionKey/readOnly`` (saves fail, nothing is written) and
+/// Options: `StoreOptionKey.readOnly` (saves fail, nothing is written) and
 /// ``compressionOption`` (deflate the data section).
 public final class AtomicBinaryStore: AtomicStore {
     /// "Binary".
     override public class var storeType: String { "Binary" }
+    /// An atomic store's capabilities, and row versions kept in the file.
+    override public class var capabilities: StoreCapabilities { super.capabilities.union(.persistentRowVersions) }
 
     /// Option key: deflate the data section when saving. `true` deflates at level 1 (fastest);
     /// an integer 1…9 picks zlib's level (9 smallest); `false` or 0 (the default) stores it
@@ -155,7 +157,7 @@ public final class AtomicBinaryStore: AtomicStore {
 
     // MARK: Save
 
-    /// Writes the whole store — header, metadata, data — through ``AtomicFileWriter``.
+    /// Writes the whole store — header, metadata, data — through `AtomicFileWriter`.
     override public func save() throws {
         guard let url else { throw StoreError(.persistentStoreSave, "A Binary store needs a URL") }
         var written = metadata

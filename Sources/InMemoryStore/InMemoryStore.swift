@@ -87,7 +87,7 @@ public final class InMemoryStore: IncrementalStore {
 
     // MARK: Requests
 
-    /// Answers fetches with the shared ``QueryEngine`` and applies saves all-or-nothing.
+    /// Answers fetches with the shared `QueryEngine` and applies saves all-or-nothing.
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch):

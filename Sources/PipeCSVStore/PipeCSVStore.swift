@@ -1,7 +1,7 @@
 import Foundation
 import StoreCore
 
-/// The pipe-delimited text store, registered as "PipeCSV": an ``AtomicStore`` whose file has
+/// The pipe-delimited text store, registered as "PipeCSV": an `AtomicStore` whose file has
 /// one line per object,
 ///
 /// ```
@@ -22,7 +22,7 @@ import StoreCore
 /// try coordinator.addPersistentStore(type: "PipeCSV", at: URL(fileURLWithPath: "League.txt"))
 /// ```
 ///
-/// Options: ``StoreOptionKey/readOnly`` (saves fail, nothing is written) and
+/// Options: `StoreOptionKey.readOnly` (saves fail, nothing is written) and
 /// ``lenientParsingOption`` (skip lines with fewer than two fields or an unknown entity, as the
 /// original did, instead of failing).
 public final class PipeCSVStore: AtomicStore {
@@ -104,7 +104,7 @@ public final class PipeCSVStore: AtomicStore {
     // MARK: Save
 
     /// Writes the data file (header with the metadata, one line per node, end line) through
-    /// ``AtomicFileWriter``, streaming, then refreshes the metadata file beside it.
+    /// `AtomicFileWriter`, streaming, then refreshes the metadata file beside it.
     override public func save() throws {
         guard let url else { throw StoreError(.persistentStoreSave, "A PipeCSV store needs a URL") }
         var written = metadata

@@ -1,4 +1,4 @@
-/// Store options the SQLite store understands, besides ``StoreOptionKey``'s (Core Data's names
+/// Store options the SQLite store understands, besides `StoreOptionKey`'s (Core Data's names
 /// where Core Data has one).
 ///
 /// ```swift

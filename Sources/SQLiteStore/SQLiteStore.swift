@@ -14,18 +14,18 @@ import StoreCore
 /// transaction with prepared, cached statements, and every value is bound, never spliced into
 /// SQL. The row version is `Z_OPT`; a save whose updated or deleted rows changed since they
 /// were read fails with 133020 and writes nothing. Batch update, delete and insert requests
-/// run as single SQL statements (see ``BatchUpdateRequest``).
+/// run as single SQL statements (see `BatchUpdateRequest`).
 ///
-/// Options: ``StoreOptionKey/readOnly`` opens the file read-only (saves fail with 134070);
+/// Options: `StoreOptionKey.readOnly` opens the file read-only (saves fail with 134070);
 /// ``SQLiteOptionKey/pragmas`` and ``SQLiteOptionKey/timeout`` tune the connection. The journal
 /// is WAL unless a pragma says otherwise. Without a URL the store lives in memory.
 public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// "SQLite".
     public static var storeType: String { "SQLite" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, read-only
-    /// capable, URL optional.
+    /// capable, URL optional, row versions kept (`Z_OPT`).
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions]
     }
 
     /// The coordinator's model.

@@ -1,7 +1,7 @@
 import Foundation
 import StoreCore
 
-/// Core Data's XML store, registered as "XML": an ``AtomicStore`` whose file is exactly the
+/// Core Data's XML store, registered as "XML": an `AtomicStore` whose file is exactly the
 /// XML that Core Data's `NSXMLStoreType` reads and writes, so stores move between this
 /// framework and Core Data on macOS in both directions.
 ///
@@ -30,7 +30,7 @@ import StoreCore
 /// `docs/xml-store.md` describes every value format.
 ///
 /// The file is read with libxml2's streaming `xmlTextReader` and written with its
-/// `xmlTextWriter` through ``AtomicFileWriter`` (crash-safe, constant memory). The DTD and
+/// `xmlTextWriter` through `AtomicFileWriter` (crash-safe, constant memory). The DTD and
 /// external entities are never loaded and the network is never used; large files load (no
 /// libxml2 size limit). Malformed files fail with 134080 naming the file and line; a file of
 /// another type fails with 134010 and is left untouched.
@@ -41,7 +41,7 @@ import StoreCore
 /// try coordinator.addPersistentStore(type: "XML", at: URL(fileURLWithPath: "Vehicles.xml"))
 /// ```
 ///
-/// Options: ``StoreOptionKey/readOnly`` (saves fail, nothing is written).
+/// Options: `StoreOptionKey.readOnly` (saves fail, nothing is written).
 public final class XMLStore: AtomicStore {
     /// "XML".
     override public class var storeType: String { "XML" }
@@ -104,7 +104,7 @@ public final class XMLStore: AtomicStore {
 
     // MARK: Save
 
-    /// Writes the whole file through ``AtomicFileWriter``, streaming.
+    /// Writes the whole file through `AtomicFileWriter`, streaming.
     override public func save() throws {
         guard let url else { throw StoreError(.persistentStoreSave, "An XML store needs a URL") }
         var written = metadata

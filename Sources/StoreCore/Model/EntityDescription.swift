@@ -24,7 +24,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// Fetch indexes declared on this entity (a hint for stores).
     public var fetchIndexes: [FetchIndexDescription]
     /// The name of the class an application uses for the entity (informational on Linux; see
-    /// ``ManagedObjectContext/register(_:forEntityName:)`` for typed subclasses).
+    /// ``PersistentStoreCoordinator/register(_:forEntityName:)`` for typed subclasses).
     public var className: String?
     /// The name this entity had in an earlier model version.
     public var renamingIdentifier: String?

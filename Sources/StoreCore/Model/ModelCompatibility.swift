@@ -19,7 +19,7 @@ import Foundation
 /// - A store written by Core Data (its metadata has `NSPersistenceFrameworkVersion`) carries
 ///   Core Data's own hashes, which this framework does not reproduce. Unless strict checking is
 ///   asked for, such a store is compared structurally: the same entity names, and — when the
-///   store can report its schema (``storedSchema``) — the same persistent properties per entity.
+///   store can report its schema (``SchemaReportingStore/storedSchema()``) — the same persistent properties per entity.
 public struct ModelCompatibility: Sendable, Hashable {
     /// How the comparison was made.
     public enum Method: String, Sendable, Hashable {
@@ -91,6 +91,9 @@ public struct ModelCompatibility: Sendable, Hashable {
     /// metadata.
     ///
     /// - Parameters:
+    ///   - model: the model the store is opened with.
+    ///   - configuration: the configuration of `model` the store holds; nil for every entity.
+    ///   - metadata: the store's metadata (its `NSStoreModelVersionHashes`).
     ///   - storedSchema: entity name → persistent property names the store holds, used only by
     ///     the structural comparison (``SchemaReportingStore`` provides it); nil when unknown.
     ///   - strict: compare version hashes even for stores Core Data wrote

@@ -216,7 +216,7 @@ public final class PredicateEvaluator {
         return equalValues(a, b, options)
     }
 
-    /// Equality of two scalars with predicate semantics (see ``equal(_:_:_:)``).
+    /// Equality of two scalars with predicate semantics (the equality `==` uses between predicate operands).
     public static func equalValues(_ a: StoreValue, _ b: StoreValue, _ options: ComparisonPredicate.Options = []) -> Bool {
         switch (a, b) {
         case (.null, .null): return true

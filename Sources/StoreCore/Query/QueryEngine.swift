@@ -13,6 +13,8 @@ public enum QueryEngine {
     /// matches (``FetchRequest/matchingEntityNames(in:)``), in the store's natural order.
     ///
     /// - Parameters:
+    ///   - request: the fetch to answer.
+    ///   - nodes: the candidate objects, in the order results keep when nothing is sorted.
     ///   - graph: resolves relationships for key paths (`team.name`); with a model it also
     ///     validates the request first (``FetchRequest/validate(in:)``).
     ///   - now: the instant `now()` stands for.

@@ -20,13 +20,18 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     public static let atomicFile = StoreCapabilities(rawValue: 1 << 5)
     /// The store works without a URL.
     public static let noURL = StoreCapabilities(rawValue: 1 << 6)
+    /// Row versions (``StoreNode/version``) are kept in the file, so they continue where they
+    /// were after the store is reopened. Without it they start again at 1 when the store is
+    /// loaded (formats such as Core Data's XML store hold no versions), which is enough for
+    /// optimistic locking between the contexts of one coordinator.
+    public static let persistentRowVersions = StoreCapabilities(rawValue: 1 << 7)
 
     /// Names of the capabilities in the set, for reports.
     public var names: [String] {
         let all: [(StoreCapabilities, String)] = [
             (.persistent, "persistent"), (.incremental, "incremental"), (.batchRequests, "batchRequests"),
             (.multiProcess, "multiProcess"), (.readOnly, "readOnly"), (.atomicFile, "atomicFile"),
-            (.noURL, "noURL"),
+            (.noURL, "noURL"), (.persistentRowVersions, "persistentRowVersions"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }
