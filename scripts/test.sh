@@ -8,4 +8,9 @@ bash scripts/ensure-deps.sh
 swift build --build-tests
 swift test --skip-build
 swift test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyStress
-swift package --disable-sandbox generate-documentation --warnings-as-errors
+# This package's own modules only: the dependencies' catalogs are theirs to keep.
+documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PersistentStores
+    Conformance StoreConfiguration JSONFileStore DirectoryStore)
+targets=()
+for target in "${documented[@]}"; do targets+=(--target "$target"); done
+swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"

@@ -24,7 +24,7 @@ public struct ConfigFileProvider: ConfigProvider, Sendable {
     private let snapshotValue: any ConfigSnapshot
 
     /// Reads and parses the file; the format follows the extension (`.json` is JSON, anything
-    /// else YAML). A missing, unreadable or malformed file is a 134060 ``StoreError`` naming it.
+    /// else YAML). A missing, unreadable or malformed file is a 134060 `StoreError` naming it.
     public init(url: URL) throws {
         self.url = url.standardizedFileURL
         let data: Data

@@ -20,14 +20,14 @@ extension PersistentContainer {
     /// - `model` (string): a model file (`.xcdatamodeld`, `.xcdatamodel`, `.json`); the
     ///   `model` argument is the default.
     /// - `folder` (string): where store files without a `path` go; default
-    ///   ``PersistentContainer/defaultDirectoryURL(name:environment:)``.
-    /// - `store`: the one store's keys (see ``StoreDescription/init(config:registry:)``);
+    ///   `PersistentContainer.defaultDirectoryURL(name:environment:)`.
+    /// - `store`: the one store's keys (see `StoreDescription(config:registry:)`);
     ///   `type` defaults to `SQLite` and `path` to `<folder>/<name>.<type in lower case>`.
     /// - `stores` (list of names): several stores instead of `store`, each described under
     ///   its own name (`persistence.<name>.type`, …; `type` required, `path` defaulting to
     ///   `<folder>/<store name>.<type in lower case>`).
     ///
-    /// The stores are not added until ``loadPersistentStores()``.
+    /// The stores are not added until `loadPersistentStores()`.
     public convenience init(
         config: ConfigReader, name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared
     ) throws {

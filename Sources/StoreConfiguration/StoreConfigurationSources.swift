@@ -68,7 +68,7 @@ public struct StoreConfigurationSources: Sendable {
         return values
     }
 
-    /// The reader scoped to ``keyPrefix``, for ``PersistentContainer/init(config:name:model:registry:)``.
+    /// The reader scoped to ``keyPrefix``, for `PersistentContainer(config:name:model:registry:)`.
     public var scopedReader: ConfigReader { reader.scoped(to: ConfigKey(keyPrefix)) }
 
     private var keys: ConfigKeyReader {
@@ -77,7 +77,7 @@ public struct StoreConfigurationSources: Sendable {
     }
 
     /// A container built from the configuration (see
-    /// ``PersistentContainer/init(config:name:model:registry:)`` for the keys); `name` and
+    /// `PersistentContainer(config:name:model:registry:)` for the keys); `name` and
     /// `model` are used when the configuration names none. Its stores are not loaded yet.
     public func makeContainer(
         name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared
