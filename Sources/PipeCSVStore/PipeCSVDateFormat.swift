@@ -43,8 +43,11 @@ enum PipeCSVDateFormat {
     }
 
     /// The date a text names; nil when it is not in the format or names an invalid date.
-    static func parse(_ text: String) -> Date? {
-        var scanner = Scanner(Array(text.utf8))
+    static func parse(_ text: String) -> Date? { parse(utf8: Array(text.utf8)) }
+
+    /// The date that UTF-8 text names; nil when it is not in the format or names an invalid date.
+    static func parse(utf8: [UInt8]) -> Date? {
+        var scanner = Scanner(utf8)
         let negativeYear = scanner.take(UInt8(ascii: "-"))
         guard let yearDigits = scanner.digits(), yearDigits.count >= 4, yearDigits.count <= 12,
             var year = Int64(yearDigits), scanner.take(UInt8(ascii: "-")),

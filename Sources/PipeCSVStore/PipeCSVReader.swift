@@ -45,12 +45,19 @@ struct PipeCSVReader {
         case toMany(RelationshipDescription, Int)
     }
 
-    /// A stored property of an entity as lines name it.
-    private struct Property {
+    /// A stored property of an entity as lines name it (a class: reading one per field costs
+    /// one reference count, not a copy of each member).
+    private final class Property {
         let name: String
         /// The name's UTF-8 bytes, compared with a line's key before any String is made.
         let nameBytes: [UInt8]
         let kind: PropertyKind
+
+        init(name: String, nameBytes: [UInt8], kind: PropertyKind) {
+            self.name = name
+            self.nameBytes = nameBytes
+            self.kind = kind
+        }
     }
 
     /// An entity's properties in the order the writer writes them (attributes sorted by name,
@@ -364,8 +371,8 @@ struct PipeCSVReader {
     }
 
     /// The value of an attribute decoded straight from the file's bytes, for the common cases
-    /// that need no String: integers of up to 18 digits, booleans `1`/`0`, and strings without
-    /// escapes. nil means "take the general path" (which also reports errors), never "invalid".
+    /// that need no String: integers of up to 18 digits, booleans `1`/`0`, dates, and strings
+    /// without escapes. nil means "take the general path" (which also reports errors), never "invalid".
     @inline(__always)
     private static func decodeInPlace(_ bytes: [UInt8], _ range: Range<Int>, as type: AttributeType) -> StoreValue? {
         switch type {
@@ -393,9 +400,15 @@ struct PipeCSVReader {
             case UInt8(ascii: "0"): return .bool(false)
             default: return nil
             }
+        case .date:
+            return PipeCSVDateFormat.parse(utf8: Array(bytes[range])).map(StoreValue.date)
         case .string:
-            guard !bytes[range].contains(PipeCSVEscaping.escape) else { return nil }
-            return String(validating: bytes[range], as: UTF8.self).map(StoreValue.string)
+            return bytes.withUnsafeBufferPointer { buffer in
+                guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
+                let raw = UnsafeBufferPointer(rebasing: buffer[range])
+                guard !raw.contains(PipeCSVEscaping.escape) else { return nil }
+                return String(validating: raw, as: UTF8.self).map(StoreValue.string)
+            }
         default:
             return nil
         }
@@ -405,10 +418,13 @@ struct PipeCSVReader {
 
     /// The unescaped text of a range of the file; invalid UTF-8 is an error naming the position.
     private func text(_ range: Range<Int>, line: Line, what: @autoclosure () -> String) throws -> String {
-        let raw = bytes[range]
-        if !raw.contains(PipeCSVEscaping.escape), let text = String(validating: raw, as: UTF8.self) {
-            return text
+        let plain: String?? = bytes.withUnsafeBufferPointer { buffer in
+            // `range` is a range of `bytes` (every caller passes one it found in them).
+            guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
+            let raw = UnsafeBufferPointer(rebasing: buffer[range])
+            return raw.contains(PipeCSVEscaping.escape) ? nil : .some(String(validating: raw, as: UTF8.self))
         }
+        if case .some(.some(let text)) = plain { return text }
         if let text = String(validating: PipeCSVEscaping.unescape(bytes, range), as: UTF8.self) { return text }
         let column = invalidUTF8Column(range, lineStart: line.range.lowerBound) ?? (range.lowerBound - line.range.lowerBound + 1)
         throw failure(line.number, "\(what()) is not valid UTF-8 (byte \(column) of the line)")
