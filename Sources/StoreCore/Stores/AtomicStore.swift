@@ -138,9 +138,9 @@ open class AtomicStore: PersistentStore {
     open func newCacheNode(for snapshot: StoreNode) -> AtomicStoreCacheNode { snapshot }
 
     /// Updates a cache node from a changed object's snapshot (default: takes its attributes and
-    /// to-ones, and the to-manys it carries). A node in its entity's slots stays in them.
+    /// to-ones, and the to-manys it carries). A node in its entity's compiled slots stays in them.
     open func updateCacheNode(_ node: inout AtomicStoreCacheNode, from snapshot: StoreNode) {
-        if let layout = node.layout {
+        if let layout = node.layout, layout.isCompiled {  // a compiled layout has a slot for every property
             let (values, snapshotToManys) = snapshot.slots(in: layout)
             var toManys = node.slots(in: layout).toManys
             for slot in toManys.indices where snapshotToManys[slot] != nil { toManys[slot] = snapshotToManys[slot] }
