@@ -7,6 +7,8 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks XMLStoreBenchmark
 //     swift run -c release --package-path Benchmarks SQLiteStoreBenchmark
 //     swift run -c release --package-path Benchmarks BinaryStoreBenchmark
+//     swift run -c release --package-path Benchmarks PipeCSVStoreBenchmark
+//     swift run -c release --package-path Benchmarks InMemoryStoreBenchmark
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -36,6 +38,17 @@ let package = Package(
             name: "XMLStoreBenchmark",
             dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibXML2"],
             path: "Sources/XMLStoreBenchmark"),
+        // W9: save then load N nodes in the PipeCSV store vs splitting the same file into fields.
+        .executableTarget(
+            name: "PipeCSVStoreBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSupport"],
+            path: "Sources/PipeCSVStoreBenchmark"),
+        // W10 and the InMemory store's insert cost: insert N and save, then 10k lookups by an
+        // indexed key.
+        .executableTarget(
+            name: "InMemoryStoreBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSupport"],
+            path: "Sources/InMemoryStoreBenchmark"),
         // The raw sqlite3 C API for the SQLite benchmark's baseline (the main package's CSQLite
         // is internal to it), and glibc's heap statistics.
         .systemLibrary(

@@ -66,56 +66,52 @@ struct BinaryDataDecoder {
         return Summary(nextReference: next, nodeCount: ids.count)
     }
 
-    /// What a column's values go into, and where.
+    /// What a column's values go into, and where (slots of the entity's ``EntityLayout``).
     private enum Slot {
-        /// Attribute value number `n` of the node.
+        /// Attribute value slot `n` of the node.
         case attribute(Int, AttributeType)
-        /// To-one value number `n`.
+        /// To-one value slot `n`.
         case toOne(Int)
-        /// To-many value number `n`.
+        /// To-many slot `n`.
         case toMany(Int)
     }
 
-    /// Reads the records of one block and hands each node to `add`.
+    /// Reads the records of one block and hands each node to `add`, built in the slots of the
+    /// entity's compiled layout (no dictionary per node; error text is built only on failure).
     private func readRecords(
         of block: Block, columns: [BinaryColumn], ids: [ObjectID], _ reader: inout BinaryReader,
         add: (consuming AtomicStoreCacheNode) -> Void
     ) throws(BinaryReadFailure) {
         let entity = block.entityName
-        // Each column's slot in the node's three dictionaries, and the node ranges a
-        // relationship column may point into, flattened so the loop copies no array.
+        guard let layout = model.layout(ofEntity: entity) else {
+            // checkEntity found the entity in the model when the directory was read.
+            throw reader.failure("the model has no layout for entity \(entity)")
+        }
+        // Each column's slot in the layout, and the node ranges a relationship column may point
+        // into, flattened so the loop copies no array.
         var slots: [Slot] = []
-        var attributeNames: [String] = []
-        var toOneNames: [String] = []
-        var toManyNames: [String] = []
+        slots.reserveCapacity(columns.count)
         var allowed: [Range<Int>] = []
         var allowedBounds: [Range<Int>] = []
+        // To-manys of the model that the file does not list are empty; transient ones not loaded.
+        var emptyToManys = layout.unloadedToManys
+        for (slot, relationship) in layout.toManys.enumerated() where !relationship.isTransient { emptyToManys[slot] = [] }
         for column in columns {
+            let slot: Slot?
             switch column.kind {
-            case .attribute(let type):
-                slots.append(.attribute(attributeNames.count, type))
-                attributeNames.append(column.name)
-            case .toOne:
-                slots.append(.toOne(toOneNames.count))
-                toOneNames.append(column.name)
-            case .toMany:
-                slots.append(.toMany(toManyNames.count))
-                toManyNames.append(column.name)
+            case .attribute(let type): slot = layout.attributeSlot(of: column.name).map { .attribute($0, type) }
+            case .toOne: slot = layout.toOneSlot(of: column.name).map(Slot.toOne)
+            case .toMany: slot = layout.toManySlot(of: column.name).map(Slot.toMany)
             }
+            guard let slot else {
+                // readColumns checked every column against the same model.
+                throw reader.failure("entity \(entity) has no stored property \"\(column.name)\"")
+            }
+            slots.append(slot)
             allowedBounds.append(allowed.count..<(allowed.count + column.destinations.count))
             allowed += column.destinations
         }
-        // To-manys of the model that the file does not list are empty.
-        let storedToManyCount = toManyNames.count
-        for relationship in model.relationships(of: entity)
-        where relationship.isToMany && !relationship.isTransient && !toManyNames.contains(relationship.name) {
-            toManyNames.append(relationship.name)
-        }
-        // Empty strings: copying the placeholder into a new dictionary retains nothing.
-        let placeholderID = ObjectID(storeIdentifier: "", entityName: "", reference: .int(0))
-        var attributeBuilder = DictionaryBuilder<StoreValue>(keys: attributeNames, placeholder: .null)
-        var toOneBuilder = DictionaryBuilder<ObjectID>(keys: toOneNames, placeholder: placeholderID)
-        var toManyBuilder = DictionaryBuilder<[ObjectID]>(keys: toManyNames, placeholder: [])
+        let emptyValues = layout.emptyValues
 
         /// A relationship value's node index, checked against the column's destination entity.
         func destination(_ column: Int, _ nodeIndex: Int, _ reader: inout BinaryReader) throws(BinaryReadFailure) -> Int {
@@ -132,39 +128,39 @@ struct BinaryDataDecoder {
 
         for nodeIndex in block.nodes {
             let version = Int64(bitPattern: try reader.varint("the version of \(entity) node \(nodeIndex)"))
+            var values = emptyValues
+            var toManys = emptyToManys
             for column in slots.indices {
                 switch slots[column] {
                 case .attribute(let slot, let type):
-                    let value = try Self.readValue(&reader, as: type, attributeNames[slot], entity, nodeIndex)
+                    let value = try Self.readValue(&reader, as: type, columns[column].name, entity, nodeIndex)
                     if case .null = value { continue }
-                    attributeBuilder.set(value, at: slot)
+                    values[slot] = value
                 case .toOne(let slot):
                     let start = reader.position
-                    switch try reader.tag("relationship \(toOneNames[slot]) of \(entity) node \(nodeIndex)") {
+                    switch try reader.tag("relationship \(columns[column].name) of \(entity) node \(nodeIndex)") {
                     case .null: break
-                    case .toOne: toOneBuilder.set(ids[try destination(column, nodeIndex, &reader)], at: slot)
+                    case .toOne: values[slot] = .objectID(ids[try destination(column, nodeIndex, &reader)])
                     case let tag:
                         throw badTag(tag, at: start, columns[column], block, nodeIndex, expected: "to-one or null", reader)
                     }
                 case .toMany(let slot):
                     let start = reader.position
-                    let tag = try reader.tag("relationship \(toManyNames[slot]) of \(entity) node \(nodeIndex)")
+                    let tag = try reader.tag("relationship \(columns[column].name) of \(entity) node \(nodeIndex)")
                     guard tag == .toMany else {
                         throw badTag(tag, at: start, columns[column], block, nodeIndex, expected: "to-many", reader)
                     }
-                    let count = try reader.count("the number of destinations of \(toManyNames[slot]) of \(entity) node \(nodeIndex)")
+                    let count = try reader.count(
+                        "the number of destinations of \(columns[column].name) of \(entity) node \(nodeIndex)")
                     var destinations: [ObjectID] = []
                     destinations.reserveCapacity(count)  // bounded by the remaining bytes
                     for _ in 0..<count {
                         destinations.append(ids[try destination(column, nodeIndex, &reader)])
                     }
-                    toManyBuilder.set(destinations, at: slot)
+                    toManys[slot] = destinations
                 }
             }
-            for slot in storedToManyCount..<toManyNames.count { toManyBuilder.set([], at: slot) }
-            add(AtomicStoreCacheNode(
-                objectID: ids[nodeIndex], attributes: attributeBuilder.make(), toOne: toOneBuilder.make(),
-                toMany: toManyBuilder.make(), version: version))
+            add(AtomicStoreCacheNode(objectID: ids[nodeIndex], layout: layout, values: values, toManys: toManys, version: version))
         }
     }
 

@@ -136,10 +136,19 @@ struct BinaryDataEncoder {
                 writer.varint(name)
                 writer.byte(column.kind.byte)
             }
-            // Attribute values of the current node in column order, filled by walking the
-            // node's dictionary once (names are matched by comparison, cheaper than hashing).
+            // Each column's slot in the entity's layout: nodes are read by slot, not by name.
             let names = plan.map(\.name)
-            var values = [StoreValue?](repeating: nil, count: plan.count)
+            guard let layout = model.layout(ofEntity: block.entityName) else {
+                throw StoreError(
+                    .persistentStoreSave, "The model has no entity named \(block.entityName)", fileURL: url,
+                    entityName: block.entityName)
+            }
+            let columnSlots: [Int] = plan.map { column in
+                switch column.kind {
+                case .attribute, .toOne: return layout.valueSlot(of: column.name) ?? -1
+                case .toMany: return layout.toManySlot(of: column.name) ?? -1
+                }
+            }
             // The destination block of the last relationship value looked up, for the common
             // case of many values pointing into the same entity.
             var lastEntity = ""
@@ -157,32 +166,30 @@ struct BinaryDataEncoder {
             store.forEachCacheNode(ofEntity: block.entityName) { node in
                 guard failure == nil else { return }
                 writer.varint(UInt64(bitPattern: node.version))
-                for (key, value) in node.attributes {
-                    var column = 0
-                    while column < names.count && names[column] != key { column += 1 }
-                    if column < names.count { values[column] = value }
-                }
+                // The node's own arrays when it is in the layout (shared, not copied).
+                let (values, toManys) = node.slots(in: layout)
                 for column in plan.indices {
+                    let slot = columnSlots[column]
                     switch plan[column].kind {
                     case .attribute(let type):
-                        guard let value = values[column] else {
+                        guard slot >= 0, !values[slot].isNull else {
                             writer.tag(.null)
                             continue
                         }
-                        values[column] = nil
+                        let value = values[slot]
                         if !Self.write(value, as: type, to: writer) {
                             failure = failure ?? self.failure(
                                 node, names[column], "a \(value.typeName) value (\(value)) is not a valid \(type.rawValue)")
                         }
                     case .toOne:
-                        if let destination = node.toOne[names[column]], let index = nodeIndex(of: destination) {
+                        if slot >= 0, case .objectID(let destination) = values[slot], let index = nodeIndex(of: destination) {
                             writer.tag(.toOne)
                             writer.varint(index)
                         } else {
                             writer.tag(.null)
                         }
                     case .toMany:
-                        let destinations = node.toMany[names[column]] ?? []
+                        let destinations = slot >= 0 ? toManys[slot] ?? [] : []
                         writer.tag(.toMany)
                         let countPosition = writer.count
                         writer.varint(destinations.count)

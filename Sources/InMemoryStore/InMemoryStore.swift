@@ -36,14 +36,84 @@ public final class InMemoryStore: IncrementalStore {
 
     private var tables: [String: NodeTable] = [:]
     private var lastPrimaryKey: [String: Int64] = [:]
-    /// entity → to-one relationship → destination → sources.
-    private var toOneIndex: [String: [String: [ObjectID: Set<ObjectID>]]] = [:]
     /// entity → relationship names whose to-many is derived from the inverse's to-one index.
     private let derivedToMany: [String: Set<String>]
-    /// entity → indexed attribute → value → objects.
-    private var attributeIndex: [String: [String: [StoreValue: Set<ObjectID>]]] = [:]
-    /// entity → its indexed attributes (inherited ones included).
-    private let indexedAttributes: [String: [AttributeDescription]]
+    /// entity → its indexes (to-one destinations, indexed attributes), reached by one lookup
+    /// per node and changed in place.
+    private let indexes: [String: EntityIndexes]
+
+    /// One entity's indexes: for each to-one relationship, destination → sources; for each
+    /// indexed attribute (inherited ones included), value → objects. Slots are resolved once,
+    /// when the store is created, so indexing a node reads its slot arrays and hashes no name.
+    private final class EntityIndexes {
+        let layout: EntityLayout
+        /// Value slots and names of the to-one relationships (transient ones excluded).
+        let toOnes: [(slot: Int, name: String)]
+        /// Value slots, names and types of the indexed attributes.
+        let indexed: [(slot: Int, name: String, type: AttributeType)]
+        /// Relationship names whose to-many is derived from an inverse to-one index.
+        let derived: [(slot: Int, name: String)]
+        var toOneIndex: [[ObjectID: Set<ObjectID>]]
+        var attributeIndex: [[StoreValue: IndexEntry]]
+
+        init(layout: EntityLayout, derived: Set<String>) {
+            self.layout = layout
+            var toOnes: [(slot: Int, name: String)] = []
+            for (offset, relationship) in layout.toOnes.enumerated() where !relationship.isTransient {
+                toOnes.append((layout.attributeCount + offset, relationship.name))
+            }
+            self.toOnes = toOnes
+            var indexed: [(slot: Int, name: String, type: AttributeType)] = []
+            for (slot, attribute) in layout.attributes.enumerated() where attribute.isIndexed && !attribute.isTransient {
+                indexed.append((slot, attribute.name, attribute.type))
+            }
+            self.indexed = indexed
+            self.derived = derived.sorted().compactMap { name in layout.toManySlot(of: name).map { ($0, name) } }
+            self.toOneIndex = Array(repeating: [:], count: toOnes.count)
+            self.attributeIndex = Array(repeating: [:], count: indexed.count)
+        }
+
+        /// The position in ``toOneIndex`` of a to-one relationship.
+        func toOnePosition(of name: String) -> Int? { toOnes.firstIndex { $0.name == name } }
+
+        /// The position in ``attributeIndex`` of an indexed attribute.
+        func indexedPosition(of name: String) -> Int? { indexed.firstIndex { $0.name == name } }
+    }
+
+    /// The objects with one value of an indexed attribute: one ID without a set (the common
+    /// case of a unique key), or a set.
+    private enum IndexEntry {
+        case one(ObjectID)
+        case many(Set<ObjectID>)
+
+        var ids: [ObjectID] {
+            switch self {
+            case .one(let id): return [id]
+            case .many(let ids): return Array(ids)
+            }
+        }
+
+        /// The entry with `id` added.
+        func adding(_ id: ObjectID) -> IndexEntry {
+            switch self {
+            case .one(let existing): return existing == id ? self : .many([existing, id])
+            case .many(var ids):
+                ids.insert(id)
+                return .many(ids)
+            }
+        }
+
+        /// The entry without `id`; nil when nothing is left.
+        func removing(_ id: ObjectID) -> IndexEntry? {
+            switch self {
+            case .one(let existing): return existing == id ? nil : self
+            case .many(var ids):
+                ids.remove(id)
+                if ids.count == 1, let last = ids.first { return .one(last) }
+                return ids.isEmpty ? nil : .many(ids)
+            }
+        }
+    }
 
     /// Creates an empty store.
     public init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws {
@@ -64,12 +134,12 @@ public final class InMemoryStore: IncrementalStore {
             }
         }
         self.derivedToMany = derived
-        var indexed: [String: [AttributeDescription]] = [:]
+        var indexes: [String: EntityIndexes] = [:]
         for entity in model.entityNames {
-            let attributes = model.attributes(of: entity).filter(\.isIndexed)
-            if !attributes.isEmpty { indexed[entity] = attributes }
+            guard let layout = model.layout(ofEntity: entity) else { continue }  // the model compiles every entity
+            indexes[entity] = EntityIndexes(layout: layout, derived: derived[entity] ?? [])
         }
-        self.indexedAttributes = indexed
+        self.indexes = indexes
     }
 
     /// Nothing to read.
@@ -93,8 +163,15 @@ public final class InMemoryStore: IncrementalStore {
         case .fetch(let fetch):
             let entities = fetch.matchingEntityNames(in: model)
             var nodes: [StoreNode] = []
-            if let candidates = indexedCandidates(for: fetch, entities: entities) {
+            if let (candidates, isExact) = indexedCandidates(for: fetch, entities: entities) {
                 nodes = candidates.compactMap { tables[$0.entityName]?.node(for: $0).map(complete) }
+                if isExact, fetch.resultType == .managedObjects, fetch.sortKeys.isEmpty {
+                    // The index found exactly the objects the predicate selects (an equality with
+                    // a constant of the attribute's own kind is all the predicate is), and the
+                    // coordinator validated the request: only offset and limit remain.
+                    let graph = NodeGraph(model: model) { [self] id in tables[id.entityName]?.node(for: id).map(complete) }
+                    return try QueryEngine.shape(fetch, nodes, graph: graph)
+                }
             } else {
                 for entity in entities {
                     tables[entity]?.forEach { nodes.append(complete($0)) }
@@ -145,9 +222,9 @@ public final class InMemoryStore: IncrementalStore {
 
     /// Adds the derived to-manys to a stored node.
     private func complete(_ node: StoreNode) -> StoreNode {
-        guard let derived = derivedToMany[node.entityName] else { return node }
+        guard let derived = indexes[node.entityName]?.derived, !derived.isEmpty else { return node }
         var result = node
-        for name in derived { result.setDestinations(toMany(name, of: node), forToMany: name) }
+        for (_, name) in derived { result.setDestinations(toMany(name, of: node), forToMany: name) }
         return result
     }
 
@@ -159,7 +236,8 @@ public final class InMemoryStore: IncrementalStore {
         else { return [] }
         var sources: [ObjectID] = []
         for entity in model.entityAndDescendants(relationship.destinationEntityName) {
-            if let found = toOneIndex[entity]?[inverse]?[node.objectID] { sources += found }
+            guard let entityIndexes = indexes[entity], let position = entityIndexes.toOnePosition(of: inverse) else { continue }
+            if let found = entityIndexes.toOneIndex[position][node.objectID] { sources += found }
         }
         return sources.sorted { StoreValue.compare(.objectID($0), .objectID($1)) == .orderedAscending }
     }
@@ -191,15 +269,16 @@ public final class InMemoryStore: IncrementalStore {
         }
 
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(save.insertedObjects.count + save.updatedObjects.count)
         for node in save.deletedObjects {
             if let removed = tables[node.entityName]?.remove(node.objectID) { unindex(removed) }
         }
         for var node in save.insertedObjects {
             node.version = 1
             store(&node)
-            tables[node.entityName, default: NodeTable()].upsert(node)
             index(node)
             versions[node.objectID] = 1
+            tables[node.entityName, default: NodeTable()].upsert(node)
         }
         for var node in save.updatedObjects {
             guard let current = tables[node.entityName]?.node(for: node.objectID) else { continue }
@@ -214,40 +293,63 @@ public final class InMemoryStore: IncrementalStore {
         return versions
     }
 
-    /// Drops derived to-manys before a node is stored (the index answers them).
+    /// Puts a node in its entity's slots (a node made of dictionaries is converted once) and
+    /// drops derived to-manys before it is stored (the index answers them).
     private func store(_ node: inout StoreNode) {
-        for name in derivedToMany[node.entityName] ?? [] { node.setDestinations(nil, forToMany: name) }
+        guard let entityIndexes = indexes[node.entityName] else { return }
+        let layout = entityIndexes.layout
+        if node.layout !== layout || !entityIndexes.derived.isEmpty {
+            var (values, toManys) = node.slots(in: layout)
+            for (slot, _) in entityIndexes.derived { toManys[slot] = nil }
+            node = StoreNode(objectID: node.objectID, layout: layout, values: values, toManys: toManys, version: node.version)
+        }
     }
 
     private func index(_ node: StoreNode) {
-        for (name, destination) in node.toOne {
-            toOneIndex[node.entityName, default: [:]][name, default: [:]][destination, default: []].insert(node.objectID)
+        guard let entityIndexes = indexes[node.entityName] else { return }
+        let values = node.slots(in: entityIndexes.layout).values
+        for (position, toOne) in entityIndexes.toOnes.enumerated() {
+            guard case .objectID(let destination) = values[toOne.slot] else { continue }
+            entityIndexes.toOneIndex[position][destination, default: []].insert(node.objectID)
         }
-        for attribute in indexedAttributes[node.entityName] ?? [] {
-            let value = node.attributeValue(forKey: attribute.name) ?? .null
-            attributeIndex[node.entityName, default: [:]][attribute.name, default: [:]][value, default: []].insert(node.objectID)
+        for (position, attribute) in entityIndexes.indexed.enumerated() {
+            let value = values[attribute.slot]
+            if let entry = entityIndexes.attributeIndex[position][value] {
+                entityIndexes.attributeIndex[position][value] = entry.adding(node.objectID)
+            } else {
+                entityIndexes.attributeIndex[position][value] = .one(node.objectID)
+            }
         }
     }
 
     private func unindex(_ node: StoreNode) {
-        for (name, destination) in node.toOne {
-            toOneIndex[node.entityName]?[name]?[destination]?.remove(node.objectID)
+        guard let entityIndexes = indexes[node.entityName] else { return }
+        let values = node.slots(in: entityIndexes.layout).values
+        for (position, toOne) in entityIndexes.toOnes.enumerated() {
+            guard case .objectID(let destination) = values[toOne.slot] else { continue }
+            entityIndexes.toOneIndex[position][destination]?.remove(node.objectID)
         }
-        for attribute in indexedAttributes[node.entityName] ?? [] {
-            attributeIndex[node.entityName]?[attribute.name]?[node.attributeValue(forKey: attribute.name) ?? .null]?.remove(node.objectID)
+        for (position, attribute) in entityIndexes.indexed.enumerated() {
+            let value = values[attribute.slot]
+            guard let entry = entityIndexes.attributeIndex[position][value] else { continue }
+            entityIndexes.attributeIndex[position][value] = entry.removing(node.objectID)
         }
     }
 
-    /// The objects an index can narrow a fetch to, in table order; nil when no index applies.
+    /// The objects an index can narrow a fetch to, in table order, and whether they are exactly
+    /// the objects the predicate selects; nil when no index applies.
     ///
     /// An index applies to a top-level conjunct `key == constant` (no options, no modifier)
     /// where `key` is a to-one relationship and the constant an object ID, or an indexed
     /// attribute and the constant a value of the attribute's own kind. The query engine then
-    /// evaluates the whole predicate over these candidates only.
-    private func indexedCandidates(for fetch: FetchRequest, entities: [String]) -> [ObjectID]? {
+    /// evaluates the whole predicate over these candidates only — unless that conjunct is the
+    /// whole predicate and compares values whose equality is their identity (object IDs,
+    /// integers, strings, UUIDs, booleans): then the candidates are the result.
+    private func indexedCandidates(for fetch: FetchRequest, entities: [String]) -> (ids: [ObjectID], isExact: Bool)? {
         guard let predicate = fetch.predicate else { return nil }
         let conjuncts: [FetchPredicate]
         if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
+        guard let requested = indexes[fetch.entityName] else { return nil }
         for conjunct in conjuncts {
             guard case .comparison(let comparison) = conjunct, comparison.op == .equalTo,
                 comparison.modifier == .direct, comparison.options.isEmpty,
@@ -255,23 +357,36 @@ public final class InMemoryStore: IncrementalStore {
                 case .key(let key) = components[0], case .constant(let constant) = comparison.rhs
             else { continue }
             var found: [ObjectID] = []
-            if let relationship = model.relationship(key, of: fetch.entityName), !relationship.isToMany {
+            var isExact = conjuncts.count == 1
+            if requested.toOnePosition(of: key) != nil {
                 guard case .objectID(let destination) = constant else { continue }
-                for entity in entities { found += toOneIndex[entity]?[key]?[destination] ?? [] }
-            } else if let attribute = model.attribute(key, of: fetch.entityName), attribute.isIndexed,
+                for entity in entities {
+                    guard let entityIndexes = indexes[entity], let position = entityIndexes.toOnePosition(of: key) else { continue }
+                    found += entityIndexes.toOneIndex[position][destination] ?? []
+                }
+            } else if let attribute = requested.indexedPosition(of: key).map({ requested.indexed[$0] }),
                 let value = Self.indexKey(constant, for: attribute.type)
             {
-                for entity in entities { found += attributeIndex[entity]?[key]?[value] ?? [] }
+                switch attribute.type {
+                case .integer16, .integer32, .integer64, .string, .uuid, .boolean: break
+                default: isExact = false
+                }
+                for entity in entities {
+                    guard let entityIndexes = indexes[entity], let position = entityIndexes.indexedPosition(of: key) else { continue }
+                    found += entityIndexes.attributeIndex[position][value]?.ids ?? []
+                }
             } else {
                 continue
             }
+            if found.count <= 1 { return (found, isExact) }
             let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1, $0) })
-            return found.sorted { lhs, rhs in
+            let sorted = found.sorted { lhs, rhs in
                 let (l, r) = (order[lhs.entityName] ?? 0, order[rhs.entityName] ?? 0)
                 if l != r { return l < r }
                 if case .int(let a)? = lhs.referenceObject, case .int(let b)? = rhs.referenceObject { return a < b }
                 return false
             }
+            return (sorted, isExact)
         }
         return nil
     }

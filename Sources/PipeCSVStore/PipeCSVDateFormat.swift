@@ -43,8 +43,11 @@ enum PipeCSVDateFormat {
     }
 
     /// The date a text names; nil when it is not in the format or names an invalid date.
-    static func parse(_ text: String) -> Date? {
-        var scanner = Scanner(Array(text.utf8))
+    static func parse(_ text: String) -> Date? { parse(utf8: Array(text.utf8)) }
+
+    /// The date that UTF-8 text names; nil when it is not in the format or names an invalid date.
+    static func parse(utf8: [UInt8]) -> Date? {
+        var scanner = Scanner(utf8)
         let negativeYear = scanner.take(UInt8(ascii: "-"))
         guard let yearDigits = scanner.digits(), yearDigits.count >= 4, yearDigits.count <= 12,
             var year = Int64(yearDigits), scanner.take(UInt8(ascii: "-")),
@@ -68,9 +71,28 @@ enum PipeCSVDateFormat {
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offset - referenceOffset
         guard Double(abs(whole)) < limit else { return nil }
         if fraction.isEmpty { return Date(timeIntervalSinceReferenceDate: Double(whole)) }
+        if let exact = exactQuotient(whole: whole, fraction: fraction) { return Date(timeIntervalSinceReferenceDate: exact) }
         // The decimal text of the instant, read by Double's correctly rounded parser.
         let decimal = whole >= 0 ? "\(whole).\(fraction)" : "-\(-whole - 1).\(complement(fraction))"
         return Double(decimal).map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+
+    /// `whole + 0.fraction` without text when it is the quotient of two doubles that hold their
+    /// integers exactly (`whole·10ⁿ + fraction` within ±2⁵³, n ≤ 15): IEEE division is correctly
+    /// rounded, so this is the same double Double's decimal parser gives. nil otherwise.
+    private static func exactQuotient(whole: Int64, fraction: String) -> Double? {
+        let digits = fraction.utf8
+        guard digits.count <= 15 else { return nil }
+        var numerator: Int64 = 0
+        var scale: Int64 = 1
+        for digit in digits {
+            numerator = numerator * 10 + Int64(digit &- UInt8(ascii: "0"))  // digits only: the scanner read them
+            scale *= 10
+        }
+        let (shifted, overflow) = whole.multipliedReportingOverflow(by: scale)
+        let (total, carry) = shifted.addingReportingOverflow(numerator)
+        guard !overflow, !carry, total.magnitude <= 1 << 53 else { return nil }
+        return Double(total) / Double(scale)
     }
 
     // MARK: Decimal digits

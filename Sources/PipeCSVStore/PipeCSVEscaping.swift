@@ -78,19 +78,24 @@ enum PipeCSVEscaping {
     /// Splits `range` of `line` at every unescaped `separator`.
     static func split(_ line: [UInt8], _ range: Range<Int>, at separator: UInt8) -> [Range<Int>] {
         var parts: [Range<Int>] = []
+        parts.reserveCapacity(8)
         var start = range.lowerBound
-        var index = range.lowerBound
-        while index < range.upperBound {
-            let byte = line[index]
-            if byte == escape {
-                index += 2
-                continue
+        line.withUnsafeBufferPointer { buffer in
+            // Every read is below `end`, within the buffer whatever range a caller passes.
+            let end = min(range.upperBound, buffer.count)
+            var index = range.lowerBound
+            while index < end {
+                let byte = buffer[index]
+                if byte == escape {
+                    index += 2
+                    continue
+                }
+                if byte == separator {
+                    parts.append(start..<index)
+                    start = index + 1
+                }
+                index += 1
             }
-            if byte == separator {
-                parts.append(start..<index)
-                start = index + 1
-            }
-            index += 1
         }
         parts.append(start..<range.upperBound)
         return parts

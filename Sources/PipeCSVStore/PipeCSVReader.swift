@@ -23,19 +23,83 @@ struct PipeCSVReader {
         let range: Range<Int>
     }
 
-    /// A line read into values; relationships still hold reference strings.
+    /// A line read into the slots of its entity's layout; relationships still hold reference
+    /// strings.
     private struct Record {
         let line: Int
-        let entity: String
+        let plan: EntityPlan
         let reference: String
-        var attributes: [String: StoreValue] = [:]
-        var relationships: [(name: String, references: [String])] = []
+        var values: [StoreValue]
+        var relationships: [(property: Int, references: [String])] = []
+
+        var entity: String { plan.entityName }
     }
 
-    /// What a name on a line stands for.
-    private enum Property {
-        case attribute(AttributeDescription)
-        case relationship(RelationshipDescription)
+    /// What a name on a line stands for, and where its value goes in the layout.
+    private enum PropertyKind {
+        /// An attribute of this type in value slot `n`.
+        case attribute(AttributeType, Int)
+        /// A to-one relationship in value slot `n`.
+        case toOne(RelationshipDescription, Int)
+        /// A to-many relationship in to-many slot `n`.
+        case toMany(RelationshipDescription, Int)
+    }
+
+    /// A stored property of an entity as lines name it (a class: reading one per field costs
+    /// one reference count, not a copy of each member).
+    private final class Property {
+        let name: String
+        /// The name's UTF-8 bytes, compared with a line's key before any String is made.
+        let nameBytes: [UInt8]
+        let kind: PropertyKind
+
+        init(name: String, nameBytes: [UInt8], kind: PropertyKind) {
+            self.name = name
+            self.nameBytes = nameBytes
+            self.kind = kind
+        }
+    }
+
+    /// An entity's properties in the order the writer writes them (attributes sorted by name,
+    /// then relationships sorted by name), so each key is first compared with the property
+    /// that follows the previous one; made once per entity per load.
+    private final class EntityPlan {
+        let entityName: String
+        let nameBytes: [UInt8]
+        let layout: EntityLayout
+        let properties: [Property]
+        let byName: [String: Int]
+        /// Empty to-manys for a node (transient ones not loaded).
+        let emptyToManys: [[ObjectID]?]
+        /// The line on which each property was last seen (duplicate keys are an error).
+        var seenOnLine: [Int]
+
+        init(entityName: String, layout: EntityLayout, model: ObjectModel) {
+            self.entityName = entityName
+            self.nameBytes = Array(entityName.utf8)
+            self.layout = layout
+            var properties: [Property] = []
+            for attribute in model.attributes(of: entityName).sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
+                guard let slot = layout.attributeSlot(of: attribute.name) else { continue }
+                properties.append(Property(name: attribute.name, nameBytes: Array(attribute.name.utf8), kind: .attribute(attribute.type, slot)))
+            }
+            for relationship in model.relationships(of: entityName).sorted(by: { $0.name < $1.name }) where !relationship.isTransient {
+                let kind: PropertyKind?
+                if relationship.isToMany {
+                    kind = layout.toManySlot(of: relationship.name).map { .toMany(relationship, $0) }
+                } else {
+                    kind = layout.toOneSlot(of: relationship.name).map { .toOne(relationship, $0) }
+                }
+                guard let kind else { continue }
+                properties.append(Property(name: relationship.name, nameBytes: Array(relationship.name.utf8), kind: kind))
+            }
+            self.properties = properties
+            self.byName = Dictionary(properties.enumerated().map { ($1.name, $0) }) { first, _ in first }
+            var toManys = layout.unloadedToManys
+            for (slot, relationship) in layout.toManys.enumerated() where !relationship.isTransient { toManys[slot] = [] }
+            self.emptyToManys = toManys
+            self.seenOnLine = Array(repeating: 0, count: properties.count)
+        }
     }
 
     // MARK: Frame
@@ -131,10 +195,11 @@ struct PipeCSVReader {
         var records: [Record] = []
         records.reserveCapacity(lines.count)
         var recordLines = 0
-        var properties: [String: [String: Property]] = [:]
+        var plans: [String: EntityPlan] = [:]
+        var lastPlan: EntityPlan?
         for line in lines where !line.range.isEmpty {
             recordLines += 1
-            if let record = try record(of: line, properties: &properties) { records.append(record) }
+            if let record = try record(of: line, plans: &plans, lastPlan: &lastPlan) { records.append(record) }
         }
         if let expectedRecords, expectedRecords != recordLines {
             throw failure(
@@ -144,6 +209,8 @@ struct PipeCSVReader {
 
         var owners: [String: Int] = [:]
         owners.reserveCapacity(records.count)
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(records.count)
         for (index, record) in records.enumerated() {
             if let previous = owners.updateValue(index, forKey: record.reference) {
                 throw failure(
@@ -151,18 +218,23 @@ struct PipeCSVReader {
                     "duplicate reference object \"\(record.reference)\" (already used by the \(records[previous].entity) on line \(records[previous].line))",
                     entity: record.entity)
             }
+            ids.append(objectID(record.entity, record.reference))
         }
 
         var nodes: [AtomicStoreCacheNode] = []
         nodes.reserveCapacity(records.count)
-        for record in records {
-            var node = AtomicStoreCacheNode(
-                objectID: objectID(record.entity, record.reference), attributes: record.attributes)
-            for relationship in model.relationships(of: record.entity) where relationship.isToMany && !relationship.isTransient {
-                node.toMany[relationship.name] = []
-            }
-            for (name, references) in record.relationships {
-                guard let relationship = model.relationship(name, of: record.entity) else { continue }
+        for index in records.indices {
+            let record = records[index]
+            let plan = record.plan
+            var values = record.values
+            var toManys = plan.emptyToManys
+            for (property, references) in record.relationships {
+                let name = plan.properties[property].name
+                let relationship: RelationshipDescription
+                switch plan.properties[property].kind {
+                case .toOne(let r, _), .toMany(let r, _): relationship = r
+                case .attribute: continue
+                }
                 var destinations: [ObjectID] = []
                 destinations.reserveCapacity(references.count)
                 for reference in references {
@@ -172,89 +244,112 @@ struct PipeCSVReader {
                             "relationship \(name) refers to \"\(reference)\", which no line of the file defines (a dangling reference)",
                             entity: record.entity, property: name)
                     }
-                    let destination = records[owner]
-                    guard model.isEntity(destination.entity, kindOf: relationship.destinationEntityName) else {
+                    let destination = records[owner].plan
+                    guard destination.entityName == relationship.destinationEntityName
+                        || model.isEntity(destination.entityName, kindOf: relationship.destinationEntityName)
+                    else {
                         throw failure(
                             record.line,
-                            "relationship \(name) refers to \"\(reference)\", a \(destination.entity) (line \(destination.line)), but its destination is \(relationship.destinationEntityName)",
+                            "relationship \(name) refers to \"\(reference)\", a \(destination.entityName) (line \(records[owner].line)), but its destination is \(relationship.destinationEntityName)",
                             entity: record.entity, property: name)
                     }
-                    destinations.append(objectID(destination.entity, reference))
+                    destinations.append(ids[owner])
                 }
-                if relationship.isToMany {
-                    node.toMany[name] = destinations
-                } else if let destination = destinations.first {
-                    node.toOne[name] = destination
+                switch plan.properties[property].kind {
+                case .toMany(_, let slot): toManys[slot] = destinations
+                case .toOne(_, let slot): if let destination = destinations.first { values[slot] = .objectID(destination) }
+                case .attribute: break
                 }
             }
-            nodes.append(node)
+            records[index].values = []  // the node takes the only reference to the values
+            nodes.append(AtomicStoreCacheNode(objectID: ids[index], layout: plan.layout, values: values, toManys: toManys))
         }
         return nodes
     }
 
-    /// One record line; nil for a line lenient mode skips.
-    private func record(of line: Line, properties: inout [String: [String: Property]]) throws -> Record? {
+    /// One record line; nil for a line lenient mode skips. Keys are matched by their bytes
+    /// against the property the writer puts next; values of the common types are decoded
+    /// from the bytes; error text is built only for a line that fails.
+    private func record(of line: Line, plans: inout [String: EntityPlan], lastPlan: inout EntityPlan?) throws -> Record? {
         let fields = PipeCSVEscaping.split(bytes, line.range, at: PipeCSVEscaping.fieldSeparator)
         guard fields.count >= 2 else {
             if lenient { return nil }
             throw failure(line.number, "the line has fewer than two fields (expected Entity|reference|key=value|…)")
         }
-        let entityName = try text(fields[0], line: line, what: "the entity name")
-        guard let entity = model.entity(named: entityName) else {
-            if lenient { return nil }
-            throw failure(line.number, "unknown entity \"\(entityName)\" (the model has \(model.entityNames.joined(separator: ", ")))")
+        let plan: EntityPlan
+        if let last = lastPlan, bytes[fields[0]].elementsEqual(last.nameBytes) {
+            plan = last  // the same entity as the line before (no escapes: the bytes are the name)
+        } else {
+            let entityName = try text(fields[0], line: line, what: "the entity name")
+            if let known = plans[entityName] {
+                plan = known
+            } else {
+                guard let entity = model.entity(named: entityName), let layout = model.layout(ofEntity: entityName) else {
+                    if lenient { return nil }
+                    throw failure(line.number, "unknown entity \"\(entityName)\" (the model has \(model.entityNames.joined(separator: ", ")))")
+                }
+                guard !entity.isAbstract else {
+                    throw failure(line.number, "entity \(entityName) is abstract and cannot have instances", entity: entityName)
+                }
+                guard model.configuration(configurationName, contains: entityName) else {
+                    throw failure(
+                        line.number, "entity \(entityName) is not in the store's configuration \(configurationName ?? "")",
+                        entity: entityName)
+                }
+                plan = EntityPlan(entityName: entityName, layout: layout, model: model)
+                plans[entityName] = plan
+            }
+            lastPlan = plan
         }
-        guard !entity.isAbstract else {
-            throw failure(line.number, "entity \(entityName) is abstract and cannot have instances", entity: entityName)
-        }
-        guard model.configuration(configurationName, contains: entityName) else {
-            throw failure(
-                line.number, "entity \(entityName) is not in the store's configuration \(configurationName ?? "")",
-                entity: entityName)
-        }
+        let entityName = plan.entityName
         let reference = try text(fields[1], line: line, what: "the reference object")
         guard !reference.isEmpty, reference != "(null)" else {
             throw failure(line.number, "the \(entityName) has no reference object", entity: entityName)
         }
-        if properties[entityName] == nil {
-            var byName: [String: Property] = [:]
-            for attribute in model.attributes(of: entityName) where !attribute.isTransient {
-                byName[attribute.name] = .attribute(attribute)
-            }
-            for relationship in model.relationships(of: entityName) where !relationship.isTransient {
-                byName[relationship.name] = .relationship(relationship)
-            }
-            properties[entityName] = byName
-        }
-        let byName = properties[entityName] ?? [:]
-        var record = Record(line: line.number, entity: entityName, reference: reference)
-        var seen: Set<String> = []
-        for (position, field) in fields.dropFirst(2).enumerated() {
+        var record = Record(line: line.number, plan: plan, reference: reference, values: plan.layout.emptyValues)
+        var next = 0  // the property the writer writes after the previous one
+        for position in 2..<fields.count {
+            let field = fields[position]
             guard let equals = PipeCSVEscaping.firstUnescaped(PipeCSVEscaping.keyValueSeparator, in: bytes, field) else {
                 throw failure(
-                    line.number, "field \(position + 3) (\(preview(field))) is not key=value", entity: entityName)
+                    line.number, "field \(position + 1) (\(preview(field))) is not key=value", entity: entityName)
             }
-            let key = try text(field.lowerBound..<equals, line: line, what: "a property name")
+            let keyRange = field.lowerBound..<equals
             let valueRange = equals + 1..<field.upperBound
-            guard let property = byName[key] else {
-                throw failure(
-                    line.number, "entity \(entityName) has no property \"\(key)\"", entity: entityName, property: key)
+            let index: Int
+            if next < plan.properties.count, bytes[keyRange].elementsEqual(plan.properties[next].nameBytes) {
+                index = next
+            } else {
+                let key = try text(keyRange, line: line, what: "a property name")
+                guard let found = plan.byName[key] else {
+                    throw failure(
+                        line.number, "entity \(entityName) has no property \"\(key)\"", entity: entityName, property: key)
+                }
+                index = found
             }
-            guard seen.insert(key).inserted else {
+            next = index + 1
+            let property = plan.properties[index]
+            let key = property.name
+            guard plan.seenOnLine[index] != line.number else {
                 throw failure(line.number, "property \(key) appears twice", entity: entityName, property: key)
             }
-            switch property {
-            case .attribute(let attribute):
+            plan.seenOnLine[index] = line.number
+            switch property.kind {
+            case .attribute(let type, let slot):
                 if PipeCSVEscaping.isNull(bytes, valueRange) { continue }
+                if let decoded = Self.decodeInPlace(bytes, valueRange, as: type) {
+                    record.values[slot] = decoded
+                    continue
+                }
                 let value = try text(valueRange, line: line, what: "the value of \(key)")
-                guard let decoded = PipeCSVValueCodec.decode(value, as: attribute.type) else {
+                guard let decoded = PipeCSVValueCodec.decode(value, as: type) else {
                     throw failure(
                         line.number,
-                        "the value \(quoted(value)) of attribute \(key) is not a valid \(attribute.type.rawValue)",
+                        "the value \(quoted(value)) of attribute \(key) is not a valid \(type.rawValue)",
                         entity: entityName, property: key)
                 }
-                record.attributes[key] = decoded
-            case .relationship(let relationship):
+                record.values[slot] = decoded
+            case .toOne, .toMany:
                 if PipeCSVEscaping.isNull(bytes, valueRange) || valueRange.isEmpty { continue }
                 var references: [String] = []
                 for part in PipeCSVEscaping.split(bytes, valueRange, at: PipeCSVEscaping.listSeparator) {
@@ -264,28 +359,75 @@ struct PipeCSVReader {
                     }
                     references.append(destination)
                 }
-                guard relationship.isToMany || references.count == 1 else {
+                if case .toOne = property.kind, references.count != 1 {
                     throw failure(
                         line.number, "to-one relationship \(key) holds \(references.count) references",
                         entity: entityName, property: key)
                 }
-                record.relationships.append((key, references))
+                record.relationships.append((index, references))
             }
         }
         return record
     }
 
+    /// The value of an attribute decoded straight from the file's bytes, for the common cases
+    /// that need no String: integers of up to 18 digits, booleans `1`/`0`, dates, and strings
+    /// without escapes. nil means "take the general path" (which also reports errors), never "invalid".
+    @inline(__always)
+    private static func decodeInPlace(_ bytes: [UInt8], _ range: Range<Int>, as type: AttributeType) -> StoreValue? {
+        switch type {
+        case .integer16, .integer32, .integer64:
+            var index = range.lowerBound
+            var negative = false
+            if index < range.upperBound, bytes[index] == UInt8(ascii: "-") {
+                negative = true
+                index += 1
+            }
+            let digits = range.upperBound - index
+            guard digits > 0, digits <= 18 else { return nil }  // 18 digits cannot overflow Int64
+            var value: Int64 = 0
+            while index < range.upperBound {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+                index += 1
+            }
+            return type.coerce(.int(negative ? -value : value))
+        case .boolean:
+            guard range.count == 1 else { return nil }
+            switch bytes[range.lowerBound] {
+            case UInt8(ascii: "1"): return .bool(true)
+            case UInt8(ascii: "0"): return .bool(false)
+            default: return nil
+            }
+        case .date:
+            return PipeCSVDateFormat.parse(utf8: Array(bytes[range])).map(StoreValue.date)
+        case .string:
+            return bytes.withUnsafeBufferPointer { buffer in
+                guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
+                let raw = UnsafeBufferPointer(rebasing: buffer[range])
+                guard !raw.contains(PipeCSVEscaping.escape) else { return nil }
+                return String(validating: raw, as: UTF8.self).map(StoreValue.string)
+            }
+        default:
+            return nil
+        }
+    }
+
     // MARK: Helpers
 
     /// The unescaped text of a range of the file; invalid UTF-8 is an error naming the position.
-    private func text(_ range: Range<Int>, line: Line, what: String) throws -> String {
-        let raw = bytes[range]
-        if !raw.contains(PipeCSVEscaping.escape), let text = String(validating: raw, as: UTF8.self) {
-            return text
+    private func text(_ range: Range<Int>, line: Line, what: @autoclosure () -> String) throws -> String {
+        let plain: String?? = bytes.withUnsafeBufferPointer { buffer in
+            // `range` is a range of `bytes` (every caller passes one it found in them).
+            guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
+            let raw = UnsafeBufferPointer(rebasing: buffer[range])
+            return raw.contains(PipeCSVEscaping.escape) ? nil : .some(String(validating: raw, as: UTF8.self))
         }
+        if case .some(.some(let text)) = plain { return text }
         if let text = String(validating: PipeCSVEscaping.unescape(bytes, range), as: UTF8.self) { return text }
         let column = invalidUTF8Column(range, lineStart: line.range.lowerBound) ?? (range.lowerBound - line.range.lowerBound + 1)
-        throw failure(line.number, "\(what) is not valid UTF-8 (byte \(column) of the line)")
+        throw failure(line.number, "\(what()) is not valid UTF-8 (byte \(column) of the line)")
     }
 
     /// The 1-based column of the first byte of `range` that starts an invalid UTF-8 sequence.

@@ -74,7 +74,7 @@ struct PipeCSVWriter {
             line.append(PipeCSVEscaping.keyValueSeparator)
             switch column {
             case .attribute(let attribute):
-                let value = node.attributes[attribute.name] ?? .null
+                let value = node.attributeValue(forKey: attribute.name) ?? .null
                 if value.isNull {
                     line += PipeCSVEscaping.null
                     continue
@@ -89,13 +89,13 @@ struct PipeCSVWriter {
                         objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
                 }
             case .toOne(let relationship):
-                if let destination = node.toOne[relationship], exists(destination) {
+                if let destination = node.destination(forToOne: relationship), exists(destination) {
                     PipeCSVEscaping.append(escaped: try reference(of: destination, in: node, property: relationship), to: &line)
                 } else {
                     line += PipeCSVEscaping.null
                 }
             case .toMany(let relationship):
-                let destinations = (node.toMany[relationship] ?? []).filter(exists)
+                let destinations = (node.destinations(forToMany: relationship) ?? []).filter(exists)
                 if destinations.isEmpty {
                     line += PipeCSVEscaping.null
                     continue

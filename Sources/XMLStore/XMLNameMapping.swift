@@ -18,9 +18,12 @@ struct XMLNameMapping {
         /// `fileName` and `typeCode` as NUL-terminated UTF-8, compared with the file's bytes.
         let fileNameBytes: [UInt8]
         let typeCodeBytes: [UInt8]
+        /// The attribute's value slot in the entity's ``EntityLayout``.
+        let slot: Int
 
-        init(description: AttributeDescription, fileName: String, typeCode: String) {
+        init(description: AttributeDescription, fileName: String, typeCode: String, slot: Int) {
             self.description = description
+            self.slot = slot
             self.fileName = fileName
             self.typeCode = typeCode
             fileNameBytes = Array(fileName.utf8) + [0]
@@ -39,9 +42,13 @@ struct XMLNameMapping {
         let destinationFileName: String
         /// `fileName` as NUL-terminated UTF-8, compared with the file's bytes.
         let fileNameBytes: [UInt8]
+        /// The relationship's slot in the entity's ``EntityLayout``: a value slot for a to-one, a
+        /// to-many slot for a to-many.
+        let slot: Int
 
-        init(description: RelationshipDescription, fileName: String, cardinality: String, destinationFileName: String) {
+        init(description: RelationshipDescription, fileName: String, cardinality: String, destinationFileName: String, slot: Int) {
             self.description = description
+            self.slot = slot
             self.fileName = fileName
             self.cardinality = cardinality
             self.destinationFileName = destinationFileName
@@ -80,12 +87,21 @@ struct XMLNameMapping {
         let properties: [Property]
         /// Lower-cased property name → index in `properties`.
         let propertyIndexes: [String: Int]
+        /// The entity's compiled layout: loaded objects are built in its slots.
+        let layout: EntityLayout
+        /// The to-manys of a loaded object before its relationships are read: empty for the
+        /// stored ones, not loaded for transient ones.
+        let emptyToManys: [[ObjectID]?]
 
         init(
             name: String, fileName: String, isAbstract: Bool, attributes: [Attribute], relationships: [Relationship],
-            properties: [Property], propertyIndexes: [String: Int]
+            properties: [Property], propertyIndexes: [String: Int], layout: EntityLayout
         ) {
             self.name = name
+            self.layout = layout
+            var toManys = layout.unloadedToManys
+            for relationship in relationships where relationship.description.isToMany { toManys[relationship.slot] = [] }
+            self.emptyToManys = toManys
             self.fileName = fileName
             self.isAbstract = isAbstract
             self.attributes = attributes
@@ -113,6 +129,9 @@ struct XMLNameMapping {
         var byFileName: [String: Entity] = [:]
         for entityName in model.entityNames {
             let fileName = entityName.uppercased()
+            guard let layout = model.layout(ofEntity: entityName) else {
+                throw StoreError(.persistentStoreIncompatibleSchema, "The model has no layout for entity \(entityName)", entityName: entityName)
+            }
             var properties: [Property] = []
             var propertyIndexes: [String: Int] = [:]
             var namesByFileName: [String: String] = [:]
@@ -130,7 +149,8 @@ struct XMLNameMapping {
             for attribute in model.attributes(of: entityName) where !attribute.isTransient {
                 let fileName = attribute.name.lowercased()
                 let typeCode = XMLValueCodec.typeCode(of: attribute.type)
-                let mapped = Attribute(description: attribute, fileName: fileName, typeCode: typeCode)
+                guard let slot = layout.attributeSlot(of: attribute.name) else { continue }  // the layout holds every attribute
+                let mapped = Attribute(description: attribute, fileName: fileName, typeCode: typeCode, slot: slot)
                 try claim(attribute.name, as: mapped.fileName, .attribute(mapped))
                 attributes.append(mapped)
             }
@@ -139,16 +159,19 @@ struct XMLNameMapping {
                 let cardinality =
                     relationship.isToMany ? "\(max(relationship.minCount, 0))/\(max(relationship.maxCount, 0))" : "1/1"
                 let fileName = relationship.name.lowercased()
+                // The layout holds every relationship.
+                guard let slot = relationship.isToMany ? layout.toManySlot(of: relationship.name) : layout.toOneSlot(of: relationship.name)
+                else { continue }
                 let mapped = Relationship(
                     description: relationship, fileName: fileName, cardinality: cardinality,
-                    destinationFileName: relationship.destinationEntityName.uppercased())
+                    destinationFileName: relationship.destinationEntityName.uppercased(), slot: slot)
                 try claim(relationship.name, as: mapped.fileName, .relationship(mapped))
                 relationships.append(mapped)
             }
             let entity = Entity(
                 name: entityName, fileName: fileName, isAbstract: model.entity(named: entityName)?.isAbstract ?? false,
                 attributes: attributes, relationships: relationships, properties: properties,
-                propertyIndexes: propertyIndexes)
+                propertyIndexes: propertyIndexes, layout: layout)
             if let other = byFileName.updateValue(entity, forKey: fileName) {
                 throw StoreError(
                     .persistentStoreIncompatibleSchema,

@@ -30,13 +30,16 @@ final class XMLStoreReader {
         var entity: String { layout.name }
         let number: Int64
         let line: Int
-        var attributes: [String: StoreValue] = [:]
+        /// Attribute values in the slots of the entity's layout (to-ones are filled from links).
+        var values: [StoreValue]
         var links: [Link] = []
     }
 
     /// One `relationship` element with its `idrefs` as object numbers.
     struct Link {
         let relationship: RelationshipDescription
+        /// The relationship's slot in the entity's layout (value slot or to-many slot).
+        let slot: Int
         let numbers: [Int64]
         let line: Int
     }
@@ -281,9 +284,8 @@ final class XMLStoreReader {
             guard let idText else { throw failure(line, "the \(entity.fileName) object has no id", entity: entity.name) }
             throw failure(line, "the \(entity.fileName) object's id \(quoted(idText)) is not z<number>", entity: entity.name)
         }
-        var record = Record(layout: entity, number: number, line: line)
+        var record = Record(layout: entity, number: number, line: line, values: entity.layout.emptyValues)
         guard !reader.isEmptyElement else { return record }
-        record.attributes.reserveCapacity(entity.attributes.count)
         var seen = PropertySet(count: entity.properties.count)
         let properties = entity.properties
         var expected = 0
@@ -366,7 +368,7 @@ final class XMLStoreReader {
                         "the value \(quoted(String(decoding: text, as: UTF8.self))) of attribute \(name) is not a valid \(attribute.typeCode)\(isBase64 ? " in base64" : "")",
                         entity: entity.name, property: name)
                 }
-                record.attributes[name] = value
+                record.values[attribute.slot] = value
             case .relationship(let relationship):
                 let name = relationship.description.name
                 guard !isAttribute else {
@@ -389,7 +391,7 @@ final class XMLStoreReader {
                 } catch let unexpected as XMLTextReader.UnexpectedContent {
                     throw describe(unexpected, in: "relationship \(name)")
                 }
-                record.links.append(Link(relationship: relationship.description, numbers: idrefs, line: elementLine))
+                record.links.append(Link(relationship: relationship.description, slot: relationship.slot, numbers: idrefs, line: elementLine))
             }
         }
         return record
@@ -527,11 +529,8 @@ final class XMLStoreReader {
         // One ID per object, shared by its node and every reference to it.
         let ids = records.map { ObjectID(storeIdentifier: storeIdentifier, entityName: $0.entity, reference: .int($0.number)) }
         for (position, record) in records.enumerated() {
-            var node = AtomicStoreCacheNode(objectID: ids[position], attributes: record.attributes)
-            node.toMany.reserveCapacity(record.layout.relationships.count)
-            for relationship in record.layout.relationships where relationship.description.isToMany {
-                node.toMany[relationship.description.name] = []
-            }
+            var values = record.values
+            var toManys = record.layout.emptyToManys
             for link in record.links {
                 let relationship = link.relationship
                 let name = relationship.name
@@ -561,12 +560,12 @@ final class XMLStoreReader {
                             link.line, "relationship \(name) of the \(record.entity) z\(record.number) lists an object twice",
                             entity: record.entity, property: name)
                     }
-                    node.toMany[name] = destinations
+                    toManys[link.slot] = destinations
                 } else if let destination = destinations.first {
-                    node.toOne[name] = destination
+                    values[link.slot] = .objectID(destination)
                 }
             }
-            add(node)
+            add(AtomicStoreCacheNode(objectID: ids[position], layout: record.layout.layout, values: values, toManys: toManys))
         }
     }
 

@@ -93,8 +93,11 @@ struct XMLStoreWriter {
         try writer.startElement("object")
         try writer.attribute("type", entity.fileName)
         try writer.attribute("id", id)
+        // The node's own slot arrays when it is in the entity's layout (shared, not copied).
+        let (values, toManys) = node.slots(in: entity.layout)
         for attribute in entity.attributes {
-            guard let value = node.attributes[attribute.description.name], value != .null else { continue }
+            let value = values[attribute.slot]
+            guard value != .null else { continue }
             let text: String
             let isBase64: Bool
             do {
@@ -115,12 +118,13 @@ struct XMLStoreWriter {
             try writer.fullEndElement()
         }
         for relationship in entity.relationships {
-            let name = relationship.description.name
             var destinations: [ObjectID]
             if relationship.description.isToMany {
-                destinations = node.toMany[name] ?? []
+                destinations = toManys[relationship.slot] ?? []
+            } else if case .objectID(let destination) = values[relationship.slot] {
+                destinations = [destination]
             } else {
-                destinations = node.toOne[name].map { [$0] } ?? []
+                destinations = []
             }
             if !destinations.allSatisfy(holds) { destinations = destinations.filter(holds) }
             try writer.newline(indent: 2)

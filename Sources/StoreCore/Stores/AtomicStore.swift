@@ -138,8 +138,15 @@ open class AtomicStore: PersistentStore {
     open func newCacheNode(for snapshot: StoreNode) -> AtomicStoreCacheNode { snapshot }
 
     /// Updates a cache node from a changed object's snapshot (default: takes its attributes and
-    /// to-ones, and the to-manys it carries).
+    /// to-ones, and the to-manys it carries). A node in its entity's compiled slots stays in them.
     open func updateCacheNode(_ node: inout AtomicStoreCacheNode, from snapshot: StoreNode) {
+        if let layout = node.layout, layout.isCompiled {  // a compiled layout has a slot for every property
+            let (values, snapshotToManys) = snapshot.slots(in: layout)
+            var toManys = node.slots(in: layout).toManys
+            for slot in toManys.indices where snapshotToManys[slot] != nil { toManys[slot] = snapshotToManys[slot] }
+            node = AtomicStoreCacheNode(objectID: node.objectID, layout: layout, values: values, toManys: toManys, version: node.version)
+            return
+        }
         node.attributes = snapshot.attributes
         node.toOne = snapshot.toOne
         for (key, value) in snapshot.toMany { node.toMany[key] = value }
@@ -346,8 +353,8 @@ open class AtomicStore: PersistentStore {
             node.version = 1
             // A cache node carries every to-many relationship; an inserted object's unset ones are empty.
             for relationship in model.relationships(of: node.entityName)
-            where relationship.isToMany && !relationship.isTransient && node.toMany[relationship.name] == nil {
-                node.toMany[relationship.name] = []
+            where relationship.isToMany && !relationship.isTransient && node.destinations(forToMany: relationship.name) == nil {
+                node.setDestinations([], forToMany: relationship.name)
             }
             addCacheNode(node)
             versions[node.objectID] = 1
@@ -381,13 +388,17 @@ open class AtomicStore: PersistentStore {
                 guard let inverse = model.inverse(of: relationship) else { continue }
                 let destinations =
                     relationship.isToMany
-                    ? deleted.toMany[relationship.name] ?? [] : deleted.toOne[relationship.name].map { [$0] } ?? []
+                    ? deleted.destinations(forToMany: relationship.name) ?? []
+                    : deleted.destination(forToOne: relationship.name).map { [$0] } ?? []
                 for destination in destinations {
                     tables[destination.entityName]?.modify(destination) { node in
                         if inverse.isToMany {
-                            node.toMany[inverse.name]?.removeAll { $0 == deleted.objectID }
-                        } else if node.toOne[inverse.name] == deleted.objectID {
-                            node.toOne[inverse.name] = nil
+                            if var sources = node.destinations(forToMany: inverse.name) {
+                                sources.removeAll { $0 == deleted.objectID }
+                                node.setDestinations(sources, forToMany: inverse.name)
+                            }
+                        } else if node.destination(forToOne: inverse.name) == deleted.objectID {
+                            node.setDestination(nil, forToOne: inverse.name)
                         }
                     }
                 }
@@ -398,6 +409,21 @@ open class AtomicStore: PersistentStore {
     /// Fails with 133010 when a relationship of `node` points at another store's object, and
     /// with 134030 for a temporary ID (an object never saved).
     private func checkReferences(of node: AtomicStoreCacheNode) throws {
+        if let layout = node.layout {
+            // Slots: no dictionary is built; a name is looked up only for a failure.
+            let (values, toManys) = node.slots(in: layout)
+            for slot in layout.attributeCount..<layout.valueCount {
+                if case .objectID(let destination) = values[slot] {
+                    try checkReference(from: node, relationship: layout.name(ofValueSlot: slot), to: destination)
+                }
+            }
+            for (slot, destinations) in toManys.enumerated() {
+                for destination in destinations ?? [] {
+                    try checkReference(from: node, relationship: layout.toManyNames[slot], to: destination)
+                }
+            }
+            return
+        }
         for (name, destination) in node.toOne {
             try checkReference(from: node, relationship: name, to: destination)
         }

@@ -1,0 +1,131 @@
+// InMemoryStoreBenchmark — workload W10 of specs/performance.md and the InMemory store's insert
+// cost: insert N persons through a context and save, then fetch one person by an indexed key
+// 10,000 times.
+//
+//     swift run -c release --package-path Benchmarks InMemoryStoreBenchmark [persons ...]
+//
+// The data of specs/performance.md: Person {name, email (indexed), age Int32, score Double,
+// born Date, team → Team} and one Team {name, players →> Person} per 100 persons. Reported:
+// insert + save through a context (µs per object), the same save handed to the coordinator as
+// a SaveChangesRequest of nodes (no context), and 10k lookups `email == "…"` through a context
+// (objects) and through the coordinator (nodes). Lookups use prebuilt requests for distinct,
+// spread-out keys. Times are medians (wall clock, CPU of the measuring thread in brackets).
+
+import BenchmarkSupport
+import Foundation
+import PersistentStores
+
+let model: ObjectModel
+do {
+    model = try ObjectModel {
+        Entity("Team") {
+            Attribute("name", .string, optional: false, defaultValue: "")
+            Relationship("players", to: "Person", inverse: "team", toMany: true, deleteRule: .cascade)
+        }
+        Entity("Person") {
+            Attribute("name", .string, optional: false, defaultValue: "")
+            Attribute("email", .string, indexed: true)
+            Attribute("age", .integer32, optional: false, defaultValue: 0)
+            Attribute("score", .double)
+            Attribute("born", .date)
+            Relationship("team", to: "Team", inverse: "players")
+        }
+    }
+} catch {
+    print("the benchmark model is invalid: \(error)")
+    exit(1)
+}
+
+func email(_ index: Int) -> String { "person\(index)@example.com" }
+
+func personValues(_ index: Int) -> [String: StoreValue] {
+    [
+        "name": .string("Person \(index)"), "email": .string(email(index)), "age": .int(Int64(18 + index % 60)),
+        "score": .double(Double(index) * 0.731 + 0.125), "born": .date(Date(timeIntervalSinceReferenceDate: -1e9 + Double(index) * 977.25)),
+    ]
+}
+
+/// Inserts `persons` persons and their teams through a context and saves.
+func insertThroughContext(_ persons: Int, into coordinator: PersistentStoreCoordinator) throws {
+    let context = ManagedObjectContext(coordinator: coordinator)
+    var teams: [ManagedObject] = []
+    for index in 0..<max(1, persons / 100) {
+        let team = try context.insert(entityName: "Team")
+        try team.setValue(.string("Team \(index)"), forKey: "name")
+        teams.append(team)
+    }
+    for index in 0..<persons {
+        let person = try context.insert(entityName: "Person")
+        for (key, value) in personValues(index) { try person.setValue(value, forKey: key) }
+        try person.setObject(teams[index % teams.count], forKey: "team")
+    }
+    try context.save()
+}
+
+/// The same objects as one SaveChangesRequest of nodes handed to the coordinator.
+func insertThroughCoordinator(_ persons: Int, into coordinator: PersistentStoreCoordinator) throws -> SaveChangesRequest {
+    let teamCount = max(1, persons / 100)
+    let teamIDs = try coordinator.obtainPermanentIDs(for: (0..<teamCount).map { _ in .temporary(entityName: "Team") })
+    let personIDs = try coordinator.obtainPermanentIDs(for: (0..<persons).map { _ in .temporary(entityName: "Person") })
+    var players = [[ObjectID]](repeating: [], count: teamCount)
+    var inserted: [StoreNode] = []
+    inserted.reserveCapacity(persons + teamCount)
+    for (index, id) in personIDs.enumerated() {
+        players[index % teamCount].append(id)
+        inserted.append(StoreNode(objectID: id, attributes: personValues(index), toOne: ["team": teamIDs[index % teamCount]], version: 0))
+    }
+    for (index, id) in teamIDs.enumerated() {
+        inserted.append(StoreNode(objectID: id, attributes: ["name": .string("Team \(index)")], toMany: ["players": players[index]], version: 0))
+    }
+    return SaveChangesRequest(insertedObjects: inserted)
+}
+
+PersistentStores.registerBuiltInStoreTypes()
+let counts = CommandLine.arguments.dropFirst().compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+let personCounts = counts.isEmpty ? [10_000, 100_000, 1_000_000] : counts
+let lookups = 10_000
+
+print("InMemory store (W10): medians, wall clock (CPU of the measuring thread)")
+print("persons | insert+save, context | per object | save of nodes, coordinator | per object | 10k lookups, context | 10k lookups, coordinator | peak MiB")
+for persons in personCounts {
+    let runs = persons <= 100_000 ? 5 : 1
+    let objects = Double(persons + max(1, persons / 100))
+    var contextSave = Timing(name: "context")
+    var coordinatorSave = Timing(name: "coordinator")
+    var contextLookups = Timing(name: "context lookups")
+    var coordinatorLookups = Timing(name: "coordinator lookups")
+    let requests = (0..<lookups).map { index in
+        FetchRequest(entityName: "Person", predicate: try? FetchPredicate(format: "email == %@", email(index * 7919 % persons)))
+    }
+    for _ in 0..<runs {
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            _ = try coordinator.addPersistentStore(type: "InMemory")
+            let request = try insertThroughCoordinator(persons, into: coordinator)
+            try coordinatorSave.time { _ = try coordinator.save(request) }
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        _ = try coordinator.addPersistentStore(type: "InMemory")
+        try contextSave.time { try insertThroughContext(persons, into: coordinator) }
+        var found = 0
+        try coordinatorLookups.time {
+            for request in requests {
+                if case .nodes(let nodes) = try coordinator.execute(request) { found += nodes.count }
+            }
+        }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try contextLookups.time {
+            for request in requests { found += try context.fetch(request).count }
+        }
+        guard found == 2 * lookups else {
+            print("error: the lookups found \(found) objects, expected \(2 * lookups)")
+            exit(1)
+        }
+    }
+    func perObject(_ timing: Timing) -> String { String(format: "%.1f µs (%.1f µs)", timing.median / objects * 1e6, timing.cpuMedian / objects * 1e6) }
+    print(
+        "\(persons) | \(format(contextSave.median)) (\(format(contextSave.cpuMedian))) | \(perObject(contextSave)) | "
+            + "\(format(coordinatorSave.median)) (\(format(coordinatorSave.cpuMedian))) | \(perObject(coordinatorSave)) | "
+            + "\(format(contextLookups.median)) (\(format(contextLookups.cpuMedian))) | "
+            + "\(format(coordinatorLookups.median)) (\(format(coordinatorLookups.cpuMedian))) | \(Int(peakResidentMiB()))")
+}
