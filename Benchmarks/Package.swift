@@ -7,6 +7,7 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks XMLStoreBenchmark
 //     swift run -c release --package-path Benchmarks SQLiteStoreBenchmark
 //     swift run -c release --package-path Benchmarks BinaryStoreBenchmark
+//     swift run -c release --package-path Benchmarks ConcurrentReadersBenchmark
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -49,6 +50,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/SQLiteStoreBenchmark"),
+        // W13: two threads fetching at once (each its own context on one coordinator) vs one,
+        // with and without the SQLite read pool, vs raw sqlite3 with two connections; and the
+        // delay a saving writer causes readers.
+        .executableTarget(
+            name: "ConcurrentReadersBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
+            path: "Sources/ConcurrentReadersBenchmark"),
     ],
     swiftLanguageModes: [.v6]
 )

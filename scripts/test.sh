@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything and runs the whole test suite, then runs the concurrency stress case
-# (behaviour #63) again under Thread Sanitizer in its own build folder.
+# (behaviour #63) and the concurrent-readers suite again under Thread Sanitizer in its own build
+# folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 swift build --build-tests
 swift test --skip-build
-swift test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyStress
+swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders"

@@ -20,13 +20,17 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     public static let atomicFile = StoreCapabilities(rawValue: 1 << 5)
     /// The store works without a URL.
     public static let noURL = StoreCapabilities(rawValue: 1 << 6)
+    /// Fetches may run beside each other and beside the coordinator's other calls: the store
+    /// conforms to ``ConcurrentReadingStore`` and hands the coordinator a ``ConcurrentFetcher``.
+    /// Stores without it are called under the coordinator's lock only.
+    public static let concurrentReads = StoreCapabilities(rawValue: 1 << 7)
 
     /// Names of the capabilities in the set, for reports.
     public var names: [String] {
         let all: [(StoreCapabilities, String)] = [
             (.persistent, "persistent"), (.incremental, "incremental"), (.batchRequests, "batchRequests"),
             (.multiProcess, "multiProcess"), (.readOnly, "readOnly"), (.atomicFile, "atomicFile"),
-            (.noURL, "noURL"),
+            (.noURL, "noURL"), (.concurrentReads, "concurrentReads"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }
