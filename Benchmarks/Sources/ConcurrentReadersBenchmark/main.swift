@@ -21,18 +21,24 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-var size = 100_000
-var runs = 5
-var arguments = CommandLine.arguments.dropFirst().makeIterator()
-while let argument = arguments.next() {
-    switch argument {
-    case "--size": size = Int(arguments.next() ?? "") ?? size
-    case "--runs": runs = max(1, Int(arguments.next() ?? "") ?? runs)
-    default:
-        print("usage: ConcurrentReadersBenchmark [--size 100000] [--runs 5]")
-        exit(64)
+/// The number of persons and of timed runs, from the command line.
+func parseArguments() -> (size: Int, runs: Int) {
+    var size = 100_000
+    var runs = 5
+    var arguments = CommandLine.arguments.dropFirst().makeIterator()
+    while let argument = arguments.next() {
+        switch argument {
+        case "--size": size = Int(arguments.next() ?? "") ?? size
+        case "--runs": runs = max(1, Int(arguments.next() ?? "") ?? runs)
+        default:
+            print("usage: ConcurrentReadersBenchmark [--size 100000] [--runs 5]")
+            exit(64)
+        }
     }
+    return (size, runs)
 }
+
+let (size, runs) = parseArguments()
 
 let model: ObjectModel = {
     do {
@@ -72,12 +78,16 @@ func open(readConnections: Int) throws -> PersistentStoreCoordinator {
 // The data: `size` persons written by one batch insert (not timed).
 do {
     let coordinator = try open(readConnections: 0)
-    let rows: [[String: StoreValue]] = (0..<size).map { index in
-        [
-            "name": .string("Person \(index)"), "email": .string("person\(index)@example.com"),
-            "age": .int(Int64(18 + index % 60)), "score": .double(Double(index % 1000) / 7),
-            "born": .date(Date(timeIntervalSinceReferenceDate: -1e9 + Double(index) * 1234.5)),
-        ]
+    var rows: [[String: StoreValue]] = []
+    rows.reserveCapacity(size)
+    for index in 0..<size {
+        var row: [String: StoreValue] = [:]
+        row["name"] = .string("Person \(index)")
+        row["email"] = .string("person\(index)@example.com")
+        row["age"] = .int(Int64(18 + index % 60))
+        row["score"] = .double(Double(index % 1000) / 7)
+        row["born"] = .date(Date(timeIntervalSinceReferenceDate: -1e9 + Double(index) * 1234.5))
+        rows.append(row)
     }
     try coordinator.execute(BatchInsertRequest(entityName: "Person", objects: rows))
 }
@@ -171,7 +181,12 @@ func scaling(_ name: String, _ work: @escaping @Sendable () throws -> Int) -> (o
     return (Timing.median(one), Timing.median(two))
 }
 
-print("W13 concurrent readers, \(size) persons, SQLite in WAL mode, medians of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+/// The 1-minute load average (Linux), which says whether a second core was free to scale onto.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "–"
+}
+
+print("W13 concurrent readers, \(size) persons, SQLite in WAL mode, medians of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage())")
 print("")
 print("| contender | one thread | two threads (both done) | throughput, two threads / one |")
 print("|---|---|---|---|")
@@ -244,4 +259,5 @@ for (name, coordinator) in [("read pool", pooled), ("read pool off", serial)] {
     let delay = try readerDelay(coordinator)
     print("| \(name) | \(format(delay.alone)) | \(format(delay.withWriter)) | \(format(delay.withWriter - delay.alone)) | \(format(delay.save)) (\(delay.saves) saves) |")
 }
+print("load average at the end: \(loadAverage())")
 print("peak RSS: \(String(format: "%.1f MiB", peakResidentMiB()))")
