@@ -9,6 +9,7 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks BinaryStoreBenchmark
 //     swift run -c release --package-path Benchmarks PipeCSVStoreBenchmark
 //     swift run -c release --package-path Benchmarks InMemoryStoreBenchmark
+//     swift run -c release --package-path Benchmarks ConcurrentReadersBenchmark
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -68,6 +69,13 @@ let package = Package(
             name: "FaultingBenchmark",
             dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
             path: "Sources/FaultingBenchmark"),
+        // W13: two threads fetching at once (each its own context on one coordinator) vs one,
+        // with and without the SQLite read pool, vs raw sqlite3 with two connections; and the
+        // delay a saving writer causes readers.
+        .executableTarget(
+            name: "ConcurrentReadersBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
+            path: "Sources/ConcurrentReadersBenchmark"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds everything and runs the whole test suite, then runs the concurrency stress case
-# (behaviour #63) again under Thread Sanitizer in its own build folder, then builds the DocC
-# documentation of every module, treating DocC warnings (such as broken symbol links) as errors.
+# (behaviour #63) and the concurrent-readers suite again under Thread Sanitizer in its own build
+# folder, then builds the DocC documentation of this package's modules, treating DocC warnings
+# (such as broken symbol links) as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 swift build --build-tests
 swift test --skip-build
-swift test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyStress
+swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders"
 # This package's own modules only: the dependencies' catalogs are theirs to keep.
 documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PersistentStores
     Conformance StoreConfiguration JSONFileStore DirectoryStore)

@@ -15,4 +15,8 @@ public enum SQLiteOptionKey {
     /// Seconds a statement waits for another connection's lock before failing with SQLITE_BUSY
     /// (`NSPersistentStoreTimeoutOption`; default 10).
     public static let timeout = "NSPersistentStoreTimeoutOption"
+    /// The number of read connections (an integer, 0–64; default 4) that answer fetches beside
+    /// each other and beside saves when the store file is in WAL mode. 0 runs every fetch on the
+    /// writer connection, one at a time. Ignored for an in-memory store and other journal modes.
+    public static let readConnections = "PersistentStoresSQLiteReadConnectionsOption"
 }

@@ -19,13 +19,18 @@ import StoreCore
 /// Options: `StoreOptionKey.readOnly` opens the file read-only (saves fail with 134070);
 /// ``SQLiteOptionKey/pragmas`` and ``SQLiteOptionKey/timeout`` tune the connection. The journal
 /// is WAL unless a pragma says otherwise. Without a URL the store lives in memory.
-public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
+///
+/// In WAL mode, fetches run on a small pool of read connections
+/// (``SQLiteOptionKey/readConnections``), beside each other and beside saves, which stay on the
+/// one writer connection (see `docs/concurrency.md`). An in-memory store and other journal
+/// modes answer every request on the writer connection, under the coordinator's lock.
+public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     /// "SQLite".
     public static var storeType: String { "SQLite" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, read-only
-    /// capable, URL optional, row versions kept (`Z_OPT`).
+    /// capable, URL optional, row versions kept (`Z_OPT`), concurrent fetches (in WAL mode).
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions, .concurrentReads]
     }
 
     /// The coordinator's model.

@@ -11,6 +11,9 @@ public struct CoordinatorStatistics: Sendable, Hashable {
     public var saves = 0
     /// Batch update, delete and insert requests sent to stores (one per store asked).
     public var batchRequests = 0
+    /// Of ``fetches``, those a store answered outside the coordinator's lock, beside other
+    /// calls (``StoreCapabilities/concurrentReads``).
+    public var concurrentFetches = 0
 
     /// All zero.
     public init() {}

@@ -11,8 +11,11 @@ import Synchronization
 /// let context = ManagedObjectContext(coordinator: coordinator)
 /// ```
 ///
-/// The coordinator is `Sendable` and serialises every call into its stores with one lock, so
-/// contexts on different threads or tasks can share it. Stores never leave it: callers hold a
+/// The coordinator is `Sendable` and serialises calls into its stores with one lock, so
+/// contexts on different threads or tasks can share it. Fetches are the exception where a store
+/// allows it (``StoreCapabilities/concurrentReads``, e.g. SQLite in WAL mode): a fetch that
+/// involves only such a store runs outside the lock, beside other fetches and saves, and only
+/// its row-cache update takes the lock. Stores never leave it: callers hold a
 /// ``StoreHandle``. Entities are routed to the store whose configuration holds them (the first
 /// added, when several do).
 public final class PersistentStoreCoordinator: Sendable {
@@ -30,6 +33,9 @@ public final class PersistentStoreCoordinator: Sendable {
     private struct Slot {
         let handle: StoreHandle
         let store: any PersistentStore
+        /// What answers this store's fetches outside the lock; nil for stores that read under
+        /// the lock only.
+        var fetcher: (any ConcurrentFetcher)? = nil
     }
 
     struct CachedRow {
@@ -48,6 +54,10 @@ public final class PersistentStoreCoordinator: Sendable {
         var statistics = CoordinatorStatistics()
         /// Incremental stores whose metadata was set and not yet saved.
         var metadataPending: Set<String> = []
+        /// Advances whenever rows of an incremental store may have changed (a save, a batch
+        /// request, a store removed), so a fetch that ran outside the lock knows whether its
+        /// rows may be older than the row cache's.
+        var writeGeneration: UInt64 = 0
 
         func slot(for identifier: String?) -> Slot? {
             guard let identifier else { return nil }
@@ -160,8 +170,12 @@ public final class PersistentStoreCoordinator: Sendable {
             let handle = StoreHandle(
                 identifier: store.identifier, type: type, url: url, configurationName: configuration,
                 isReadOnly: store.isReadOnly, options: options)
+            var fetcher: (any ConcurrentFetcher)?
+            if storeClass.capabilities.contains(.concurrentReads), let reading = store as? any ConcurrentReadingStore {
+                fetcher = try reading.makeConcurrentFetcher()
+            }
             store.didAdd(to: self)
-            state.slots.append(Slot(handle: handle, store: store))
+            state.slots.append(Slot(handle: handle, store: store, fetcher: fetcher))
             return handle
         }
     }
@@ -174,6 +188,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             state.slots[index].store.willRemove(from: self)
             state.slots.remove(at: index)
+            state.writeGeneration &+= 1
             state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
         }
     }
@@ -323,6 +338,24 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         try request.validate(in: model)
         let entities = request.matchingEntityNames(in: model)
+        // A fetch from one store that reads concurrently runs outside the lock; the lock is
+        // taken again only to count it and update the row cache with what it read.
+        let concurrent: (fetcher: any ConcurrentFetcher, generation: UInt64)? = state.withLock { state in
+            let slots = state.slots.filter { slot in
+                (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
+                    && entities.contains { slot.store.holds(entityName: $0) }
+            }
+            guard slots.count == 1, let fetcher = slots[0].fetcher else { return nil }
+            return (fetcher, state.writeGeneration)
+        }
+        if let concurrent, let result = try concurrent.fetcher.fetch(request) {
+            state.withLock { state in
+                state.statistics.fetches += 1
+                state.statistics.concurrentFetches += 1
+                if remembering { Self.remember(result, in: &state, readAt: concurrent.generation) }
+            }
+            return result
+        }
         return try state.withLock { state in
             let slots = state.slots.filter { slot in
                 (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
@@ -399,8 +432,19 @@ public final class PersistentStoreCoordinator: Sendable {
         throw unsupported(slot)
     }
 
-    private static func remember(_ result: StoreResult, in state: inout State) {
+    /// Puts the rows of an object result into the row cache, each counted as held once.
+    ///
+    /// `readAt` is the write generation when a fetch outside the lock started. When a save or
+    /// batch request ran since, the rows read may be older than the cache's: a cached row is
+    /// then replaced only by a row of the same or a newer version (`Z_OPT`), and a row the cache
+    /// does not have is not added (the fetching object keeps its row; a later fault reads the
+    /// store), so the cache never goes back to values a write replaced or dropped.
+    private static func remember(_ result: StoreResult, in state: inout State, readAt generation: UInt64? = nil) {
         guard case .nodes(let nodes) = result else { return }
+        if let generation, generation != state.writeGeneration {
+            rememberAfterWrites(nodes, in: &state)
+            return
+        }
         state.rowCache.reserveCapacity(state.rowCache.count + nodes.count)
         // The nodes of one result usually come from one store: decide once per store in a row.
         var lastStore: String?
@@ -421,6 +465,15 @@ public final class PersistentStoreCoordinator: Sendable {
                     state.rowCache[id] = CachedRow(node: node, holders: 1)
                 }
             }
+        }
+    }
+
+    /// ``remember(_:in:readAt:)`` for rows read while a write may have run.
+    private static func rememberAfterWrites(_ nodes: [StoreNode], in state: inout State) {
+        for node in nodes {
+            guard let index = state.rowCache.index(forKey: node.objectID) else { continue }
+            if node.version >= state.rowCache.values[index].node.version { state.rowCache.values[index].node = node }
+            state.rowCache.values[index].holders += 1
         }
     }
 
@@ -518,6 +571,7 @@ public final class PersistentStoreCoordinator: Sendable {
                     objectIDs: [stranger])
             }
             var versions: [ObjectID: Int64] = [:]
+            if !parts.isEmpty { state.writeGeneration &+= 1 }
             for (slot, part) in parts {
                 state.statistics.saves += 1
                 if let incremental = slot.store as? any IncrementalStore {
@@ -665,6 +719,7 @@ public final class PersistentStoreCoordinator: Sendable {
     private static func runBatch(_ request: StoreRequest, on slot: Slot, state: inout State) throws -> BatchResult {
         guard let incremental = slot.store as? any IncrementalStore else { throw unsupported(slot) }
         state.statistics.batchRequests += 1
+        state.writeGeneration &+= 1
         guard case .batch(let result) = try incremental.execute(request) else {
             throw StoreError(.persistentStoreOperation, "\(slot.handle) did not answer the batch request with a batch result")
         }

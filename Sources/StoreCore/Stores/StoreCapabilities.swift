@@ -25,13 +25,17 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     /// loaded (formats such as Core Data's XML store hold no versions), which is enough for
     /// optimistic locking between the contexts of one coordinator.
     public static let persistentRowVersions = StoreCapabilities(rawValue: 1 << 7)
+    /// Fetches may run beside each other and beside the coordinator's other calls: the store
+    /// conforms to ``ConcurrentReadingStore`` and hands the coordinator a ``ConcurrentFetcher``.
+    /// Stores without it are called under the coordinator's lock only.
+    public static let concurrentReads = StoreCapabilities(rawValue: 1 << 8)
 
     /// Names of the capabilities in the set, for reports.
     public var names: [String] {
         let all: [(StoreCapabilities, String)] = [
             (.persistent, "persistent"), (.incremental, "incremental"), (.batchRequests, "batchRequests"),
             (.multiProcess, "multiProcess"), (.readOnly, "readOnly"), (.atomicFile, "atomicFile"),
-            (.noURL, "noURL"), (.persistentRowVersions, "persistentRowVersions"),
+            (.noURL, "noURL"), (.persistentRowVersions, "persistentRowVersions"), (.concurrentReads, "concurrentReads"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }

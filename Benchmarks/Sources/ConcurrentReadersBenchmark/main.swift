@@ -1,0 +1,263 @@
+import BenchmarkSQLite
+import BenchmarkSupport
+// W13 of specs/performance.md: concurrent readers. Two threads, each with its own context on
+// one coordinator, each running W2 (fetch every person of an SQLite store in WAL mode and read
+// every attribute) at the same time, against one thread doing it alone; the same with the read
+// pool turned off (every fetch under the coordinator's lock); the raw sqlite3 baseline with one
+// and two connections; and how much a writer saving meanwhile delays a reader.
+//
+//     swift run -c release --package-path Benchmarks ConcurrentReadersBenchmark [--size 100000] [--runs 5]
+//
+// Throughput is rows read per second over all threads; the scaling is two threads' throughput
+// over one thread's (2 × one thread's time / the time until both threads are done).
+
+import Dispatch
+import Synchronization
+import Foundation
+import PersistentStores
+
+func fail(_ message: String) -> Never {
+    print("error: \(message)")
+    exit(1)
+}
+
+/// The number of persons and of timed runs, from the command line.
+func parseArguments() -> (size: Int, runs: Int) {
+    var size = 100_000
+    var runs = 5
+    var arguments = CommandLine.arguments.dropFirst().makeIterator()
+    while let argument = arguments.next() {
+        switch argument {
+        case "--size": size = Int(arguments.next() ?? "") ?? size
+        case "--runs": runs = max(1, Int(arguments.next() ?? "") ?? runs)
+        default:
+            print("usage: ConcurrentReadersBenchmark [--size 100000] [--runs 5]")
+            exit(64)
+        }
+    }
+    return (size, runs)
+}
+
+let (size, runs) = parseArguments()
+
+let model: ObjectModel = {
+    do {
+        return try ObjectModel {
+            Entity("Person") {
+                Attribute("name", .string, indexed: true)
+                Attribute("email", .string)
+                Attribute("age", .integer32)
+                Attribute("score", .double)
+                Attribute("born", .date)
+            }
+        }
+    } catch {
+        fail("the benchmark model is invalid: \(error)")
+    }
+}()
+
+let registry: StoreRegistry = {
+    let registry = StoreRegistry()
+    PersistentStores.registerBuiltInStoreTypes(in: registry)
+    return registry
+}()
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ConcurrentReadersBenchmark-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let url = folder.appendingPathComponent("people.sqlite")
+
+/// Opens a coordinator on the store, with `readConnections` read connections.
+func open(readConnections: Int) throws -> PersistentStoreCoordinator {
+    let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+    try coordinator.addPersistentStore(
+        type: "SQLite", at: url, options: [SQLiteOptionKey.readConnections: .int(Int64(readConnections))])
+    return coordinator
+}
+
+// The data: `size` persons written by one batch insert (not timed).
+do {
+    let coordinator = try open(readConnections: 0)
+    var rows: [[String: StoreValue]] = []
+    rows.reserveCapacity(size)
+    for index in 0..<size {
+        var row: [String: StoreValue] = [:]
+        row["name"] = .string("Person \(index)")
+        row["email"] = .string("person\(index)@example.com")
+        row["age"] = .int(Int64(18 + index % 60))
+        row["score"] = .double(Double(index % 1000) / 7)
+        row["born"] = .date(Date(timeIntervalSinceReferenceDate: -1e9 + Double(index) * 1234.5))
+        rows.append(row)
+    }
+    try coordinator.execute(BatchInsertRequest(entityName: "Person", objects: rows))
+}
+
+/// W2 in a new context: every person, every attribute read. Returns a checksum of what was read.
+func w2(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+    let context = ManagedObjectContext(coordinator: coordinator)
+    var checksum = 0
+    for person in try context.fetch(FetchRequest(entityName: "Person")) {
+        checksum &+= (person.value(forKey: "name", as: String.self)?.utf8.count ?? 0)
+        checksum &+= (person.value(forKey: "email", as: String.self)?.utf8.count ?? 0)
+        checksum &+= Int(person.value(forKey: "age", as: Int32.self) ?? 0)
+        checksum &+= Int(person.value(forKey: "score", as: Double.self) ?? 0)
+        checksum &+= Int(person.value(forKey: "born", as: Date.self)?.timeIntervalSinceReferenceDate ?? 0) & 1
+    }
+    return checksum
+}
+
+/// Raw sqlite3: every row into Swift values on a connection of its own (opened per call, not timed
+/// apart: opening is microseconds).
+func rawRead() -> Int {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { fail("raw sqlite3: cannot open") }
+    defer { sqlite3_close_v2(db) }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, "SELECT Z_PK, ZNAME, ZEMAIL, ZAGE, ZSCORE, ZBORN FROM ZPERSON", -1, &statement, nil) == SQLITE_OK
+    else { fail("raw sqlite3: \(String(cString: sqlite3_errmsg(db)))") }
+    defer { sqlite3_finalize(statement) }
+    struct Row {
+        let id: Int64
+        let name: String
+        let email: String
+        let age: Int32
+        let score: Double
+        let born: Date
+    }
+    var rows: [Row] = []
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
+        return String(cString: pointer)
+    }
+    while sqlite3_step(statement) == SQLITE_ROW {
+        rows.append(Row(
+            id: sqlite3_column_int64(statement, 0), name: text(1), email: text(2),
+            age: Int32(truncatingIfNeeded: sqlite3_column_int64(statement, 3)), score: sqlite3_column_double(statement, 4),
+            born: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 5))))
+    }
+    var checksum = 0
+    for row in rows {
+        checksum &+= row.name.utf8.count &+ row.email.utf8.count &+ Int(row.age) &+ Int(row.score)
+        checksum &+= Int(row.born.timeIntervalSinceReferenceDate) & 1
+    }
+    return checksum
+}
+
+/// Runs each body on a thread of its own, all at once; returns the seconds until all are done.
+func onThreads(_ bodies: [@Sendable () -> Void]) -> Double {
+    let group = DispatchGroup()
+    let start = ContinuousClock.now
+    for body in bodies {
+        group.enter()
+        Thread {
+            body()
+            group.leave()
+        }.start()
+    }
+    group.wait()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// One thread's and two threads' median times for `work`, and their checksums.
+func scaling(_ name: String, _ work: @escaping @Sendable () throws -> Int) -> (one: Double, two: Double) {
+    let checksums = Locked<Set<Int>>([])
+    let run: @Sendable () -> Void = {
+        do {
+            let checksum = try work()
+            checksums.withLock { _ = $0.insert(checksum) }
+        } catch {
+            fail("\(name): \(error)")
+        }
+    }
+    _ = onThreads([run])  // warm-up
+    var one: [Double] = []
+    var two: [Double] = []
+    for _ in 0..<runs {
+        one.append(onThreads([run]))
+        two.append(onThreads([run, run]))
+    }
+    if checksums.withLock({ $0.count }) != 1 { fail("\(name): the runs read different data") }
+    return (Timing.median(one), Timing.median(two))
+}
+
+/// The 1-minute load average (Linux), which says whether a second core was free to scale onto.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "–"
+}
+
+print("W13 concurrent readers, \(size) persons, SQLite in WAL mode, medians of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage())")
+print("")
+print("| contender | one thread | two threads (both done) | throughput, two threads / one |")
+print("|---|---|---|---|")
+let pooled = try open(readConnections: SQLiteStore.defaultReadConnections)
+let serial = try open(readConnections: 0)
+let contenders: [(String, @Sendable () throws -> Int)] = [
+    ("framework, read pool (default)", { try w2(pooled) }),
+    ("framework, read pool off (fetches under the lock)", { try w2(serial) }),
+    ("raw sqlite3, a connection per thread", { rawRead() }),
+]
+for (name, work) in contenders {
+    let (one, two) = scaling(name, work)
+    print("| \(name) | \(format(one)) | \(format(two)) | \(ratio(2 * one / two)) |")
+}
+print("concurrent fetches counted by the coordinator: \(pooled.statistics.concurrentFetches) (pool), \(serial.statistics.concurrentFetches) (lock)")
+
+// A writer saving meanwhile: two readers run W2 back to back while a third thread saves one
+// changed person every 20 ms. Each reader's fetch times are compared with the same fetches
+// without the writer; the delay a writer causes is compared with the time of one save.
+func readerDelay(_ coordinator: PersistentStoreCoordinator) throws -> (alone: Double, withWriter: Double, save: Double, saves: Int) {
+    let fetchesPerReader = max(3, runs)
+    func readers(times: Locked<[Double]>) -> [@Sendable () -> Void] {
+        let reader: @Sendable () -> Void = {
+            for _ in 0..<fetchesPerReader {
+                var timing = Timing(name: "fetch")
+                do { _ = try timing.time { try w2(coordinator) } } catch { fail("reader: \(error)") }
+                times.withLock { $0 += timing.seconds }
+            }
+        }
+        return [reader, reader]
+    }
+    let alone = Locked<[Double]>([])
+    _ = onThreads(readers(times: alone))
+    let withWriter = Locked<[Double]>([])
+    let saves = Locked<[Double]>([])
+    let done = Atomic<Int>(0)
+    let writer: @Sendable () -> Void = {
+        do {
+            let context = ManagedObjectContext(coordinator: coordinator)
+            var request = FetchRequest(entityName: "Person")
+            request.fetchLimit = 1
+            guard let person = try context.fetch(request).first else { fail("writer: no person") }
+            var step = 0
+            while done.load(ordering: .acquiring) < 2 {
+                step += 1
+                try person.setValue(.double(Double(step)), forKey: "score")
+                var timing = Timing(name: "save")
+                try timing.time { try context.save() }
+                saves.withLock { $0 += timing.seconds }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        } catch {
+            fail("writer: \(error)")
+        }
+    }
+    let measured = readers(times: withWriter).map { reader -> @Sendable () -> Void in
+        { reader(); done.add(1, ordering: .releasing) }
+    }
+    _ = onThreads(measured + [writer])
+    return (
+        Timing.median(alone.withLock { $0 }), Timing.median(withWriter.withLock { $0 }), Timing.median(saves.withLock { $0 }),
+        saves.withLock { $0.count }
+    )
+}
+
+print("")
+print("| reader fetch (W2, two readers) | alone | a writer saving every 20 ms | delay per fetch | one save |")
+print("|---|---|---|---|---|")
+for (name, coordinator) in [("read pool", pooled), ("read pool off", serial)] {
+    let delay = try readerDelay(coordinator)
+    print("| \(name) | \(format(delay.alone)) | \(format(delay.withWriter)) | \(format(delay.withWriter - delay.alone)) | \(format(delay.save)) (\(delay.saves) saves) |")
+}
+print("load average at the end: \(loadAverage())")
+print("peak RSS: \(String(format: "%.1f MiB", peakResidentMiB()))")
