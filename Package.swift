@@ -45,7 +45,7 @@ let package = Package(
                 "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // The child process of the atomic stores' crash tests: saves in a loop until killed.
+        // The child process of the stores' crash tests: saves in a loop until killed.
         .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
         .target(name: "StoreTestSupport", dependencies: ["StoreCore"], path: "Tests/StoreTestSupport"),
@@ -60,7 +60,8 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
-            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport"]),
+            name: "SQLiteStoreTests",
+            dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "PipeCSVStoreTests",
             dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "StoreTestSupport", "crash-saver"]),

@@ -174,6 +174,7 @@ public final class AtomicBinaryStore: AtomicStore {
     /// metadata section are read). 134010 for a file of another type; 134070 when there is no
     /// store at `url`.
     override public class func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: storeType)
         guard let file = try BinaryFile.read(url, metadataOnly: true) else {
             throw StoreError(.persistentStoreOperation, "There is no Binary store at \(url.path)", fileURL: url)
         }
@@ -184,6 +185,7 @@ public final class AtomicBinaryStore: AtomicStore {
     /// replaced and the data section copied unchanged (after checking its checksum), atomically.
     /// `NSStoreType` stays "Binary"; `NSStoreUUID` stays the file's unless `metadata` sets one.
     override public class func setMetadata(_ metadata: StoreMetadata, forStoreAt url: URL, options: StoreOptions) throws {
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: storeType)
         if isReadOnly(options: options) {
             throw StoreError(.persistentStoreOperation, "The Binary store at \(url.path) is read-only", fileURL: url)
         }

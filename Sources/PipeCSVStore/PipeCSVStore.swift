@@ -125,6 +125,7 @@ public final class PipeCSVStore: AtomicStore {
     /// line (the file is not read further), or from the metadata file for a file the original
     /// format wrote. 134010 for a file of another type.
     override public class func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: storeType)
         let metadataFile = metadataURL(forStoreAt: url)
         let first = try readFirstLine(of: url) ?? []
         if PipeCSVFileLayout.hasPrefix(first, PipeCSVFileLayout.headerPrefix) {
@@ -155,6 +156,7 @@ public final class PipeCSVStore: AtomicStore {
     /// only. `NSStoreType` stays "PipeCSV"; `NSStoreUUID` stays the file's unless `metadata`
     /// sets one.
     override public class func setMetadata(_ metadata: StoreMetadata, forStoreAt url: URL, options: StoreOptions) throws {
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: storeType)
         if isReadOnly(options: options) {
             throw StoreError(.persistentStoreOperation, "The PipeCSV store at \(url.path) is read-only", fileURL: url)
         }
@@ -230,7 +232,8 @@ public final class PipeCSVStore: AtomicStore {
 
     /// The metadata file's dictionary; nil when there is no such file.
     private static func readMetadataFile(at url: URL) throws -> StoreMetadata? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        // The metadata file too must be a regular file: a FIFO would block the read for ever.
+        guard try StoreFile.regularFileSize(at: url, storeType: "\(storeType) metadata") != nil else { return nil }
         let data: Data
         do {
             data = try Data(contentsOf: url)

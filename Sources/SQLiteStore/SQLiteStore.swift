@@ -118,9 +118,9 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// with SQLite's header (134010 otherwise, without touching the file).
     static func open(url: URL?, options: StoreOptions, readOnly: Bool, mustExist: Bool) throws -> SQLiteConnection {
         if let url {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-            if attributes == nil || size == 0 {
+            // Symbolic links are followed; a folder, FIFO, device or link loop is a clear error.
+            let size = try StoreFile.regularFileSize(at: url, storeType: storeType) ?? 0
+            if size == 0 {
                 if mustExist || readOnly {
                     throw StoreError(
                         .persistentStoreOperation, "There is no SQLite store at \(url.path)", fileURL: url)

@@ -7,7 +7,7 @@ import Testing
 /// one being saved — never an error, never a mix.
 @Suite("Crash safety")
 struct CrashTests {
-    static let kills = 60
+    static let kills = CrashTestHarness.kills(standard: 60)
 
     @Test(.enabled(if: CrashTestHarness.saver != nil, "the crash-saver executable was not found beside the tests"))
     func killingASavingProcessNeverLeavesAMixedOrUnreadableStore() throws {

@@ -7,7 +7,7 @@ import Testing
 /// never an error, never a mix (the child checks every object and the metadata on load).
 @Suite("Crash safety")
 struct CrashTests {
-    static let kills = 60
+    static let kills = CrashTestHarness.kills(standard: 60)
 
     @Test(.enabled(if: CrashTestHarness.saver != nil, "the crash-saver executable was not found beside the tests"))
     func killingASavingProcessNeverLeavesAMixedOrUnreadableStore() throws {
