@@ -117,9 +117,11 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
     /// Opens a connection (with the busy timeout, nothing written). Existing files must start
     /// with SQLite's header (134010 otherwise, without touching the file).
     static func open(url: URL?, options: StoreOptions, readOnly: Bool, mustExist: Bool) throws -> SQLiteConnection {
+        let limits = try StoreLimits(options: options)
         if let url {
             // Symbolic links are followed; a folder, FIFO, device or link loop is a clear error.
             let size = try StoreFile.regularFileSize(at: url, storeType: storeType) ?? 0
+            try limits.checkFileSize(size, of: url)
             if size == 0 {
                 if mustExist || readOnly {
                     throw StoreError(
@@ -131,6 +133,7 @@ public final class SQLiteStore: IncrementalStore, SchemaReportingStore {
         }
         let connection = try SQLiteConnection(url: url, readOnly: readOnly && url != nil, create: !mustExist)
         connection.setBusyTimeout(milliseconds: try busyTimeout(options: options))
+        connection.setMaximumValueLength(limits.maximumValueLength)
         return connection
     }
 
