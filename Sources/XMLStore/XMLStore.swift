@@ -31,9 +31,11 @@ import StoreCore
 ///
 /// The file is read with libxml2's streaming `xmlTextReader` and written with its
 /// `xmlTextWriter` through ``AtomicFileWriter`` (crash-safe, constant memory). The DTD and
-/// external entities are never loaded and the network is never used; large files load (no
-/// libxml2 size limit). Malformed files fail with 134080 naming the file and line; a file of
-/// another type fails with 134010 and is left untouched.
+/// external entities are never loaded and the network is never used; a document type that
+/// declares entities is refused (134080) before anything is expanded, and libxml2's limits stay
+/// on (a value of at most 10,000,000 bytes; the file itself may be large). Malformed files fail
+/// with 134080 naming the file and line; a file of another type fails with 134010 and is left
+/// untouched.
 ///
 /// ```swift
 /// StoreRegistry.shared.register(XMLStore.self)
