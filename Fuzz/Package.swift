@@ -8,7 +8,9 @@
 // its generated seed inputs instead.
 import PackageDescription
 
-let harnesses = ["fuzz-binary", "fuzz-xml", "fuzz-pipecsv", "fuzz-predicate", "fuzz-model", "fuzz-sqlite"]
+let harnesses = [
+    "fuzz-binary", "fuzz-xml", "fuzz-pipecsv", "fuzz-predicate", "fuzz-predicate-diff", "fuzz-model", "fuzz-sqlite",
+]
 
 let package = Package(
     name: "PersistentStoresFuzz",

@@ -10,10 +10,14 @@
 #       runs every harness once over its seeds (Fuzz/Corpus/<harness>) and regression inputs
 #       (Fuzz/Regressions/<harness>) and nothing else: what the test command runs.
 #
-# Harnesses: fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-model fuzz-sqlite
+# Harnesses: fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-predicate-diff fuzz-model
+# fuzz-sqlite
 set -euo pipefail
 cd "$(dirname "$0")/../Fuzz"
-harnesses=(fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-model fuzz-sqlite)
+harnesses=(fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-predicate-diff fuzz-model fuzz-sqlite)
+# libFuzzer and AddressSanitizer report a failing input; Swift's own backtracer, which would
+# run first on a trap, only gets in their way.
+export SWIFT_BACKTRACE=enable=no
 
 usage() {
     echo "usage: $0 <harness> <seconds> [libFuzzer flags…] | $0 --regressions" >&2

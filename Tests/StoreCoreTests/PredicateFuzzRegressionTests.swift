@@ -49,4 +49,35 @@ struct PredicateFuzzRegressionTests {
         #expect(format.hasPrefix("cafe\u{301} =="), "\(format)")
         #expect(try PredicateEvaluator().evaluate(FetchPredicate(format: format), with: ["cafe\u{301}": StoreValue.int(1)]))
     }
+
+    /// The fuzzer's second input: a chain of about 250 subtractions parsed (the loop was flat)
+    /// and formatted as 250 nested parentheses, which did not parse back. Chained operators now
+    /// count towards the nesting limit, and the formatter writes only the parentheses needed.
+    @Test func aChainAtTheNestingLimitRoundTripsFlatAndALongerOneIsRefused() throws {
+        let atLimit = "x" + String(repeating: " - a", count: 200) + " > 0"
+        let formatted = try Self.roundTrip(atLimit)
+        #expect(formatted == atLimit)
+        let tooLong = "x" + String(repeating: " - a", count: 201) + " > 0"
+        let error = try #require(throws: StoreError.self) { try FetchPredicate(format: tooLong) }
+        #expect(error.message.contains("nests more than 200 levels"), "\(error.message)")
+        #expect(error.position == 1 + 200 * 4 + 1)  // the 201st "-"
+    }
+
+    @Test(arguments: [
+        "a - (b - c) > 0", "(a + b) * c > 0", "a * (b / c) > 0", "a / b / c > 0", "a - b + c > 0",
+        "-a * b > 0", "-(a + b) > 0", "- -a > 0", "0 - 5 > a", "a - -5 > 0", "(0 - a).b > 0", "a + b * c - d / e > 0",
+        "ANY a + b > 0",
+    ])
+    func arithmeticFormatsWithTheParenthesesItNeedsAndParsesBackEqual(_ format: String) throws {
+        let predicate = try FetchPredicate(format: format)
+        let again = try FetchPredicate(format: predicate.predicateFormat)
+        #expect(again == predicate, "\(format) → \(predicate.predicateFormat)")
+        _ = try Self.roundTrip(format)
+    }
+
+    @Test func nestedUnaryMinusAtTheLimitRoundTrips() throws {
+        let format = String(repeating: "- ", count: 199) + "a > 0"
+        let formatted = try Self.roundTrip(format)
+        #expect(try FetchPredicate(format: formatted) == FetchPredicate(format: format))
+    }
 }
