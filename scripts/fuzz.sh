@@ -18,6 +18,8 @@ harnesses=(fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-predicate-diff 
 # libFuzzer and AddressSanitizer report a failing input; Swift's own backtracer, which would
 # run first on a trap, only gets in their way.
 export SWIFT_BACKTRACE=enable=no
+# Leaks that are not this project's (see the file).
+export LSAN_OPTIONS="suppressions=$PWD/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 usage() {
     echo "usage: $0 <harness> <seconds> [libFuzzer flags…] | $0 --regressions" >&2
