@@ -57,7 +57,7 @@ let package = Package(
                 "PersistentStores", "Conformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // The child process of the atomic stores' crash tests: saves in a loop until killed.
+        // The child process of the stores' crash tests: saves in a loop until killed.
         .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
         .target(name: "StoreTestSupport", dependencies: ["StoreCore"], path: "Tests/StoreTestSupport"),
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport", "CHeapStatistics"]),
+            dependencies: ["SQLiteStore", "StoreCore", "CSQLite", "Conformance", "StoreTestSupport", "CHeapStatistics", "crash-saver"]),
         .testTarget(
             name: "PipeCSVStoreTests",
             dependencies: ["PipeCSVStore", "StoreCore", "Conformance", "StoreTestSupport", "crash-saver"]),

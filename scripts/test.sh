@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds everything and runs the whole test suite, then runs the concurrency stress case
 # (behaviour #63) and the concurrent-readers suite again under Thread Sanitizer in its own build
-# folder, then builds the DocC documentation of this package's modules, treating DocC warnings
-# (such as broken symbol links) as errors.
+# folder, then runs every fuzz harness of Fuzz/ once over its seeds and regression inputs (no
+# fuzzing; docs/reliability.md), then builds the DocC documentation of this package's modules,
+# treating DocC warnings (such as broken symbol links) as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 swift build --build-tests
 swift test --skip-build
 swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders"
+bash scripts/fuzz.sh --regressions
 # This package's own modules only: the dependencies' catalogs are theirs to keep.
 documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PersistentStores
     Conformance StoreConfiguration JSONFileStore DirectoryStore)

@@ -88,15 +88,69 @@ final class BinaryFile {
         return file
     }
 
-    /// The metadata section, its checksum checked.
-    func metadata() throws -> StoreMetadata {
+    /// Reads a whole file held in memory (copied) as ``read(_:metadataOnly:)`` reads one from
+    /// disk, naming `url` in errors; nil when `data` is empty.
+    static func read(data: Data, url: URL) throws -> BinaryFile? {
+        if data.isEmpty { return nil }
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: data.count)
+        _ = buffer.initialize(fromContentsOf: data)
+        let headerBytes = UnsafeBufferPointer(rebasing: buffer[0..<min(data.count, BinaryFileHeader.size)])
+        let header: BinaryFileHeader
+        do {
+            guard BinaryFileHeader.matchesMagic(headerBytes) else { throw notABinaryStore(url, headerBytes) }
+            guard headerBytes.count == BinaryFileHeader.size else {
+                throw failure(
+                    url, BinaryReadFailure(
+                        position: headerBytes.count,
+                        reason: "unexpected end of file: the file is \(data.count) bytes long, shorter than the \(BinaryFileHeader.size)-byte header (the file is truncated)"))
+            }
+            do {
+                header = try BinaryFileHeader(reading: headerBytes, fileLength: data.count)
+            } catch {
+                throw failure(url, error)
+            }
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        return BinaryFile(url: url, header: header, buffer: buffer)
+    }
+
+    /// `data` with its header's metadata, data and header checksums recomputed (see
+    /// ``AtomicBinaryStore/withChecksumsRecomputed(_:)``).
+    static func withChecksumsRecomputed(_ data: Data) -> Data {
+        var bytes = [UInt8](data)
+        let size = BinaryFileHeader.size
+        guard bytes.count >= size else { return data }
+        func store(_ value: UInt32, at offset: Int) {
+            for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
+        }
+        // Layout: magic (8), version (2), flags (2), metadata length (4) at 12, metadata
+        // checksum (4) at 16, data checksum (4) at 20, two lengths (8 + 8), header checksum at 40.
+        let metadataLength = (0..<4).reduce(0) { $0 | Int(bytes[12 + $1]) << (8 * $1) }
+        guard metadataLength <= bytes.count - size else { return data }
+        let (metadataCRC, dataCRC) = bytes.withUnsafeBufferPointer { all in
+            (
+                Zlib.crc32(UnsafeBufferPointer(rebasing: all[size..<(size + metadataLength)])),
+                Zlib.crc32(UnsafeBufferPointer(rebasing: all[(size + metadataLength)...]))
+            )
+        }
+        store(metadataCRC, at: 16)
+        store(dataCRC, at: 20)
+        let headerCRC = bytes.withUnsafeBufferPointer { Zlib.crc32(UnsafeBufferPointer(rebasing: $0[0..<40])) }
+        store(headerCRC, at: 40)
+        return Data(bytes)
+    }
+
+    /// The metadata section, its checksum checked, nested at most `maximumDepth` levels.
+    func metadata(maximumDepth: Int = BinaryMetadataCodec.maximumDepth) throws -> StoreMetadata {
         let bytes = UnsafeBufferPointer(rebasing: buffer[metadataOffset..<dataOffset])
         let actual = Zlib.crc32(bytes)
         guard actual == header.metadataChecksum else {
             throw checksumMismatch("metadata", stored: header.metadataChecksum, computed: actual, at: metadataOffset)
         }
         do {
-            return try BinaryMetadataCodec.decode(bytes)
+            return try BinaryMetadataCodec.decode(bytes, maximumDepth: maximumDepth)
         } catch {
             throw Self.failure(url, BinaryReadFailure(
                 position: metadataOffset + error.position, reason: "in the metadata: " + error.reason))

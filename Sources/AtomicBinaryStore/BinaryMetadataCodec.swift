@@ -10,8 +10,9 @@ import StoreCore
 /// entry). Nesting deeper than ``maximumDepth`` is refused, so a hostile file cannot exhaust
 /// the stack.
 enum BinaryMetadataCodec {
-    /// The deepest nesting of arrays and dictionaries read.
-    static let maximumDepth = 64
+    /// The deepest nesting of arrays and dictionaries read by default
+    /// (``StoreLimits/maximumNestingDepthOption`` sets another).
+    static let maximumDepth = StoreLimits.default.maximumNestingDepth
 
     /// The section's bytes for `metadata`.
     static func encode(_ metadata: StoreMetadata) -> [UInt8] {
@@ -55,9 +56,11 @@ enum BinaryMetadataCodec {
     }
 
     /// The metadata the section's bytes hold; the whole section must be one dictionary.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(BinaryReadFailure) -> StoreMetadata {
+    static func decode(
+        _ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = maximumDepth
+    ) throws(BinaryReadFailure) -> StoreMetadata {
         var reader = BinaryReader(bytes)
-        guard case .dictionary(let metadata) = try read(&reader, depth: 0, what: "the metadata") else {
+        guard case .dictionary(let metadata) = try read(&reader, depth: 0, maximumDepth: maximumDepth, what: "the metadata") else {
             throw reader.failure("the metadata is not a dictionary", at: 0)
         }
         guard reader.isAtEnd else {
@@ -66,7 +69,9 @@ enum BinaryMetadataCodec {
         return metadata
     }
 
-    private static func read(_ reader: inout BinaryReader, depth: Int, what: String) throws(BinaryReadFailure) -> MetadataValue {
+    private static func read(
+        _ reader: inout BinaryReader, depth: Int, maximumDepth: Int, what: String
+    ) throws(BinaryReadFailure) -> MetadataValue {
         let start = reader.position
         let tag = try reader.tag(what)
         switch tag {
@@ -79,14 +84,16 @@ enum BinaryMetadataCodec {
         case .data: return .data(try reader.data(what))
         case .array, .dictionary:
             guard depth < maximumDepth else {
-                throw reader.failure("\(what) nests deeper than \(maximumDepth) levels", at: start)
+                throw reader.failure(
+                    "\(what) nests deeper than \(maximumDepth) levels, the limit (option \(StoreLimits.maximumNestingDepthOption))",
+                    at: start)
             }
             let count = try reader.count("the number of entries of \(what)")
             if tag == .array {
                 var items: [MetadataValue] = []
                 items.reserveCapacity(count)  // count <= the remaining bytes
                 for index in 0..<count {
-                    items.append(try read(&reader, depth: depth + 1, what: "item \(index) of \(what)"))
+                    items.append(try read(&reader, depth: depth + 1, maximumDepth: maximumDepth, what: "item \(index) of \(what)"))
                 }
                 return .array(items)
             }
@@ -95,7 +102,7 @@ enum BinaryMetadataCodec {
             for _ in 0..<count {
                 let keyStart = reader.position
                 let key = try reader.string("a key of \(what)")
-                let value = try read(&reader, depth: depth + 1, what: "metadata key \"\(key)\"")
+                let value = try read(&reader, depth: depth + 1, maximumDepth: maximumDepth, what: "metadata key \"\(key)\"")
                 guard entries.updateValue(value, forKey: key) == nil else {
                     throw reader.failure("the key \"\(key)\" appears twice in \(what)", at: keyStart)
                 }

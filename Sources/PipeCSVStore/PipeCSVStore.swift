@@ -61,9 +61,21 @@ public final class PipeCSVStore: AtomicStore {
         guard let url else { throw StoreError(.persistentStoreOpen, "A PipeCSV store needs a URL") }
         let metadataFile = Self.metadataURL(forStoreAt: url)
         let sidecar = try Self.readMetadataFile(at: metadataFile)
+        try load(bytes: try Self.readBytes(of: url), url: url, sidecar: sidecar, metadataFile: metadataFile)
+    }
+
+    /// Loads a data file held in memory (without a metadata file), exactly as ``load()`` loads
+    /// the file: the entry point of the fuzz harness, which reaches thousands of files a second
+    /// this way.
+    @_spi(Fuzzing)
+    public func load(data: Data) throws {
+        let url = url ?? URL(fileURLWithPath: "/memory.txt")
+        try load(bytes: [UInt8](data), url: url, sidecar: nil, metadataFile: Self.metadataURL(forStoreAt: url))
+    }
+
+    private func load(bytes: [UInt8], url: URL, sidecar: StoreMetadata?, metadataFile: URL) throws {
         let reader = PipeCSVReader(
-            url: url, model: model, configurationName: configurationName, lenient: isLenient,
-            bytes: try Self.readBytes(of: url))
+            url: url, model: model, configurationName: configurationName, lenient: isLenient, bytes: bytes)
         if reader.bytes.isEmpty {
             if let sidecar { adopt(try Self.checkedType(sidecar, of: metadataFile)) }
             return
@@ -125,6 +137,7 @@ public final class PipeCSVStore: AtomicStore {
     /// line (the file is not read further), or from the metadata file for a file the original
     /// format wrote. 134010 for a file of another type.
     override public class func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: storeType)
         let metadataFile = metadataURL(forStoreAt: url)
         let first = try readFirstLine(of: url) ?? []
         if PipeCSVFileLayout.hasPrefix(first, PipeCSVFileLayout.headerPrefix) {
@@ -155,6 +168,7 @@ public final class PipeCSVStore: AtomicStore {
     /// only. `NSStoreType` stays "PipeCSV"; `NSStoreUUID` stays the file's unless `metadata`
     /// sets one.
     override public class func setMetadata(_ metadata: StoreMetadata, forStoreAt url: URL, options: StoreOptions) throws {
+        try StoreFile.requireRegularFileOrNothing(at: url, storeType: storeType)
         if isReadOnly(options: options) {
             throw StoreError(.persistentStoreOperation, "The PipeCSV store at \(url.path) is read-only", fileURL: url)
         }
@@ -230,7 +244,8 @@ public final class PipeCSVStore: AtomicStore {
 
     /// The metadata file's dictionary; nil when there is no such file.
     private static func readMetadataFile(at url: URL) throws -> StoreMetadata? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        // The metadata file too must be a regular file: a FIFO would block the read for ever.
+        guard try StoreFile.regularFileSize(at: url, storeType: "\(storeType) metadata") != nil else { return nil }
         let data: Data
         do {
             data = try Data(contentsOf: url)

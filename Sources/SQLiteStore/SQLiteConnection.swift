@@ -234,6 +234,12 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    /// Sets SQLite's limit on the length of one string or blob (`SQLITE_LIMIT_LENGTH`): a longer
+    /// value is refused when read or written (`SQLITE_TOOBIG`).
+    func setMaximumValueLength(_ bytes: Int) {
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: bytes))
+    }
+
     /// Quotes an identifier for SQL (`"name"`, inner quotes doubled). Identifiers come from the
     /// model only; quoting makes any name safe.
     static func quote(_ identifier: String) -> String {

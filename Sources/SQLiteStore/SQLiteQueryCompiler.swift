@@ -344,6 +344,11 @@ final class SQLiteQueryCompiler {
             case .list(let items):
                 guard let l = try operand(lhs, for: .unknown, options: folding) else { return "0" }
                 var members: [String] = []
+                // Members that are not constants (`age IN {10, age}`) compare with `IS`, as `==`
+                // does: nil equals nil, as in memory (found by differential fuzzing: SQL's
+                // `NULL IN (…, NULL, …)` is NULL, so SQLite returned none of the objects
+                // without an age while the InMemory store returned them all).
+                var nullSafe: [String] = []
                 var matchesNil = false
                 let firstMember = parameters.count
                 for item in items {
@@ -351,11 +356,13 @@ final class SQLiteQueryCompiler {
                         matchesNil = true
                         continue
                     }
-                    if let sql = try operand(item, for: lhsDomain, options: folding) { members.append(sql) }
+                    guard let sql = try operand(item, for: lhsDomain, options: folding) else { continue }
+                    if case .constant = item { members.append(sql) } else { nullSafe.append("\(l) IS \(sql)") }
                 }
                 var tests: [String] = []
                 if !members.isEmpty { tests.append(membership(l, members, parametersFrom: firstMember)) }
                 if matchesNil { tests.append("\(l) IS NULL") }
+                tests += nullSafe
                 return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
             case .constant(.string), .column(_, .string), .computed(_, .string):
                 // `name IN 'text'`: a substring test.

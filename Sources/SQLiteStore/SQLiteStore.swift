@@ -125,10 +125,12 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     /// Opens a connection (with the busy timeout, nothing written). Existing files must start
     /// with SQLite's header (134010 otherwise, without touching the file).
     static func open(url: URL?, options: StoreOptions, readOnly: Bool, mustExist: Bool) throws -> SQLiteConnection {
+        let limits = try StoreLimits(options: options)
         if let url {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-            if attributes == nil || size == 0 {
+            // Symbolic links are followed; a folder, FIFO, device or link loop is a clear error.
+            let size = try StoreFile.regularFileSize(at: url, storeType: storeType) ?? 0
+            try limits.checkFileSize(size, of: url)
+            if size == 0 {
                 if mustExist || readOnly {
                     throw StoreError(
                         .persistentStoreOperation, "There is no SQLite store at \(url.path)", fileURL: url)
@@ -139,6 +141,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         }
         let connection = try SQLiteConnection(url: url, readOnly: readOnly && url != nil, create: !mustExist)
         connection.setBusyTimeout(milliseconds: try busyTimeout(options: options))
+        connection.setMaximumValueLength(limits.maximumValueLength)
         return connection
     }
 

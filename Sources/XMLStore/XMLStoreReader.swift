@@ -94,6 +94,13 @@ final class XMLStoreReader {
         names = Names(reader)
     }
 
+    /// A reader of a document held in memory, named `url` in errors.
+    init(data: Data, url: URL) throws {
+        self.url = url
+        reader = try XMLTextReader(data: data, url: url)
+        names = Names(reader)
+    }
+
     // MARK: Files
 
     /// Whether `url` holds something to read: false for a missing or empty file (a new store);

@@ -16,9 +16,12 @@ import Darwin
 /// Safety: the parser never loads the external DTD (no `XML_PARSE_DTDLOAD`, `DTDATTR`,
 /// `DTDVALID`), never substitutes entities (no `XML_PARSE_NOENT`), so an external entity is
 /// never fetched and an entity reference reaches the caller as ``Kind/entityReference`` (which
-/// the store rejects); it never touches the network (`XML_PARSE_NONET`). `XML_PARSE_HUGE` lifts
-/// libxml2's limits on text node size and depth so large stores load, and `XML_PARSE_BIG_LINES`
-/// keeps line numbers past 65,535.
+/// the store rejects); it never touches the network (`XML_PARSE_NONET`). A document whose
+/// document type declares any entity is refused before it is read
+/// (``XMLEntityDeclarationCheck``): libxml2 expands declared entities inside attribute values
+/// whatever the options. libxml2's own limits stay on (no `XML_PARSE_HUGE`): one text node
+/// holds at most 10,000,000 bytes, elements nest at most 256 deep, names are at most 50,000
+/// bytes. `XML_PARSE_BIG_LINES` keeps line numbers past 65,535.
 ///
 /// The file is opened by this type and handed to libxml2 as a descriptor, so the path is never
 /// interpreted as a URI. Not thread-safe; one reader per file read.
@@ -41,13 +44,15 @@ final class XMLTextReader {
 
     /// The libxml2 parser options: see the type's documentation.
     static let parseOptions: Int32 = Int32(
-        bitPattern: XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_BIG_LINES.rawValue
-            | XML_PARSE_NOCDATA.rawValue)
+        bitPattern: XML_PARSE_NONET.rawValue | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NOCDATA.rawValue)
 
     /// The file read.
     let url: URL
     private let reader: xmlTextReaderPtr
+    /// The open file, or -1 when reading from memory.
     private let descriptor: Int32
+    /// The copy of the document read from memory, or nil when reading a file.
+    private let memory: UnsafeMutableRawBufferPointer?
     private let errors: XMLErrorRecorder
     /// The line of the last text node read: an element past line 65,535 takes it (the
     /// whitespace before an element ends on the element's line).
@@ -75,11 +80,48 @@ final class XMLTextReader {
             let reason = String(cString: strerror(errno))
             throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): \(reason)", fileURL: url)
         }
+        do {
+            try XMLEntityDeclarationCheck.check(url: url, descriptor: descriptor)
+        } catch {
+            close(descriptor)
+            throw error
+        }
         guard let reader = xmlReaderForFd(descriptor, url.path, nil, Self.parseOptions) else {
             close(descriptor)
             throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): libxml2 could not create a reader", fileURL: url)
         }
         self.descriptor = descriptor
+        self.memory = nil
+        self.reader = reader
+        self.errors = XMLErrorRecorder()
+        errors.install(on: reader)
+    }
+
+    /// A reader of a document held in memory (copied), reported as `url` in errors: what the
+    /// fuzz harnesses read.
+    init(data: Data, url: URL) throws {
+        self.url = url
+        xmlInitParser()
+        guard data.count <= Int(Int32.max) else {
+            throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): the document is too large", fileURL: url)
+        }
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 1)
+        _ = data.copyBytes(to: memory)
+        let bytes = UnsafeRawBufferPointer(rebasing: memory[0..<data.count])
+        do {
+            try XMLEntityDeclarationCheck.check(url: url, bytes: bytes)
+        } catch {
+            memory.deallocate()
+            throw error
+        }
+        guard let base = memory.baseAddress?.assumingMemoryBound(to: CChar.self),
+            let reader = xmlReaderForMemory(base, Int32(data.count), url.path, nil, Self.parseOptions)
+        else {
+            memory.deallocate()
+            throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): libxml2 could not create a reader", fileURL: url)
+        }
+        self.descriptor = -1
+        self.memory = memory
         self.reader = reader
         self.errors = XMLErrorRecorder()
         errors.install(on: reader)
@@ -87,7 +129,8 @@ final class XMLTextReader {
 
     deinit {
         xmlFreeTextReader(reader)
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
+        memory?.deallocate()
     }
 
     // MARK: Moving

@@ -7,7 +7,7 @@ import Testing
 /// one being saved — never an error, never a mix.
 @Suite("Crash safety")
 struct CrashTests {
-    static let kills = 60
+    static let kills = CrashTestHarness.kills(standard: 60)
 
     @Test(.enabled(if: CrashTestHarness.saver != nil, "the crash-saver executable was not found beside the tests"))
     func killingASavingProcessNeverLeavesAMixedOrUnreadableStore() throws {
@@ -18,7 +18,7 @@ struct CrashTests {
             #expect(report.problems == [])
             #expect(report.kills == Self.kills)
             #expect(report.killedAfterSave > 0, "no kill landed after a save; the test exercised nothing")
-            print("crash test: \(report.kills) kills, \(report.killedAfterSave) after at least one save, \(report.killedDuringWrite) during the file's write; last generation \(report.lastGeneration)")
+            print("Binary crash test: \(report.kills) kills, \(report.killedAfterSave) after at least one save, \(report.killedDuringWrite) during the file's write; last generation \(report.lastGeneration)")
             #expect(report.files.filter { !$0.hasPrefix(".") } == ["Crash.store"])
             #expect(report.files.filter { $0.hasPrefix(".") }.allSatisfy { $0.hasPrefix(".Crash.store.tmp-") })
         }

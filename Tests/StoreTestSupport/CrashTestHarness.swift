@@ -31,6 +31,14 @@ public enum CrashTestHarness {
         return nil
     }()
 
+    /// The number of kills a crash test makes: `PERSISTENTSTORES_CRASH_KILLS` when set (what
+    /// `scripts/kill-test.sh` uses for long runs), otherwise `standard`.
+    public static func kills(standard: Int) -> Int {
+        guard let text = ProcessInfo.processInfo.environment["PERSISTENTSTORES_CRASH_KILLS"], let count = Int(text), count > 0
+        else { return standard }
+        return count
+    }
+
     /// What one crash test saw.
     public struct Report: Sendable {
         /// Everything that went wrong, one message each; empty when the store survived.

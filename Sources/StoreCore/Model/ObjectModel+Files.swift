@@ -82,3 +82,12 @@ extension ObjectModel {
         }
     }
 }
+
+extension ObjectModel {
+    /// Reads a model from the bytes of an Xcode model's `contents` file, naming `file` in
+    /// errors: the entry point of the fuzz harness (no file is read).
+    @_spi(Fuzzing)
+    public static func readXcodeModelContents(_ data: Data, file: URL) throws -> ObjectModel {
+        try XcodeModelReader.readContents(data, file: file)
+    }
+}

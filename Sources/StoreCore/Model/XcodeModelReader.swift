@@ -23,6 +23,11 @@ struct XcodeModelReader {
         } catch {
             throw StoreError(.coreData, "Cannot read the Xcode model file \(file.path): \(error.localizedDescription)", fileURL: file)
         }
+        return try readContents(data, file: file)
+    }
+
+    /// Reads the model from the bytes of a `contents` file, naming `file` in errors.
+    static func readContents(_ data: Data, file: URL) throws -> ObjectModel {
         let root = try XMLTreeBuilder.parse(data, file: file)
         return try XcodeModelReader(file: file).model(from: root)
     }

@@ -36,7 +36,7 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     /// `%%` for a literal percent sign) with `arguments` in order.
     ///
     /// - Throws: a ``StoreError`` (code 134060) whose message quotes the string with a caret at
-    ///   the offending position and whose ``StoreError/position`` is its character offset.
+    ///   the offending position and whose ``StoreError/position`` is its offset in Unicode scalars.
     public init(format: String, _ arguments: any PredicateArgument...) throws {
         try self.init(format: format, argumentArray: arguments)
     }

@@ -58,8 +58,49 @@ enum PredicateFormatter {
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(" + format(collection) + ", $" + variable + ", " + format(predicate) + ")"
         case .arithmetic(let op, let lhs, let rhs):
-            return "(" + format(lhs) + " " + op.rawValue + " " + format(rhs) + ")"
+            return arithmetic(op, lhs, rhs)
         }
+    }
+
+    /// Arithmetic with only the parentheses precedence and associativity need (found by
+    /// fuzzing: parenthesising every operation turned a parsable chain of 200 subtractions into
+    /// 200 nested parentheses, beyond the parser's nesting limit). `0 - x` is written `-x`, as
+    /// the parser reads `-x`, unless `x` is a number (`-5` is read as the constant).
+    private static func arithmetic(
+        _ op: FetchExpression.ArithmeticOperator, _ lhs: FetchExpression, _ rhs: FetchExpression
+    ) -> String {
+        if op == .subtract, case .constant(.int(0)) = lhs, !isNumber(rhs) {
+            let operand = arithmeticOperand(rhs, parentPrecedence: Int.max, isRight: true)
+            return operand.hasPrefix("-") ? "- " + operand : "-" + operand
+        }
+        let precedence = self.precedence(op)
+        return arithmeticOperand(lhs, parentPrecedence: precedence, isRight: false) + " " + op.rawValue + " "
+            + arithmeticOperand(rhs, parentPrecedence: precedence, isRight: true)
+    }
+
+    /// An operand of an operation of `parentPrecedence`: parenthesised when it binds less
+    /// tightly, or as tightly on the right (the parser groups `a - b - c` as `(a - b) - c`).
+    private static func arithmeticOperand(_ operand: FetchExpression, parentPrecedence: Int, isRight: Bool) -> String {
+        guard case .arithmetic(let op, let lhs, let rhs) = operand else { return format(operand) }
+        if op == .subtract, case .constant(.int(0)) = lhs, !isNumber(rhs) {
+            return arithmetic(op, lhs, rhs)  // unary minus binds tightest
+        }
+        let inner = precedence(op)
+        let needsParentheses = inner < parentPrecedence || (isRight && inner == parentPrecedence)
+        let text = arithmetic(op, lhs, rhs)
+        return needsParentheses ? "(" + text + ")" : text
+    }
+
+    private static func precedence(_ op: FetchExpression.ArithmeticOperator) -> Int {
+        switch op {
+        case .add, .subtract: return 1
+        case .multiply, .divide: return 2
+        }
+    }
+
+    private static func isNumber(_ expression: FetchExpression) -> Bool {
+        if case .constant(let value) = expression, value.doubleValue != nil { return true }
+        return false
     }
 
     private static func formatKey(_ key: String) -> String {

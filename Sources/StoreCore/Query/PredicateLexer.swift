@@ -45,7 +45,14 @@ struct PredicateToken: Equatable {
     }
 }
 
-/// Splits a predicate format string into tokens. Every error names the character offset.
+/// Splits a predicate format string into tokens. Every error names the offset in Unicode
+/// scalars.
+///
+/// The lexer reads the format one Unicode scalar at a time (each element of ``characters``
+/// holds exactly one), not one grapheme cluster: a combining mark after a quote, a backslash or
+/// the last digit of a `\uXXXX` escape would otherwise merge with it into one `Character` and
+/// change how the string is read (found by fuzzing: the formatter's `"\u0000"` followed by
+/// U+0485 no longer parsed).
 struct PredicateLexer {
     private let characters: [Character]
     private let format: String
@@ -53,7 +60,12 @@ struct PredicateLexer {
 
     init(format: String) {
         self.format = format
-        self.characters = Array(format)
+        self.characters = Self.scalars(of: format)
+    }
+
+    /// `text` as one single-scalar `Character` per Unicode scalar.
+    static func scalars(of text: String) -> [Character] {
+        text.unicodeScalars.map(Character.init)
     }
 
     static func tokenize(_ format: String) throws -> [PredicateToken] {
@@ -76,7 +88,10 @@ struct PredicateLexer {
     }
 
     private static func isWordStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
-    private static func isWordPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+    /// Letters, digits, `_`, and the combining marks that extend them (`e` + U+0301 is `é`).
+    private static func isWordPart(_ c: Character) -> Bool {
+        c == "_" || c.isLetter || c.isNumber || c.unicodeScalars.allSatisfy(\.properties.isGraphemeExtend)
+    }
 
     private mutating func word() -> String {
         var text = ""

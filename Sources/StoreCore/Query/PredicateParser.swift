@@ -271,9 +271,16 @@ struct PredicateParser {
 
     // MARK: Expressions
 
+    // Each chained operator counts as a level of nesting: `a - b - c` is `(a - b) - c`, a tree
+    // as deep as the chain is long, which formatting, evaluation and release walk recursively.
+
     private mutating func parseExpression() throws -> FetchExpression {
         var result = try parseTerm()
+        var levels = 0
+        defer { for _ in 0..<levels { leave() } }
         while case .symbol(let s) = current.kind, s == "+" || s == "-" {
+            try enter(at: current.offset)
+            levels += 1
             advance()
             let rhs = try parseTerm()
             result = .arithmetic(s == "+" ? .add : .subtract, result, rhs)
@@ -283,7 +290,11 @@ struct PredicateParser {
 
     private mutating func parseTerm() throws -> FetchExpression {
         var result = try parseUnary()
+        var levels = 0
+        defer { for _ in 0..<levels { leave() } }
         while case .symbol(let s) = current.kind, s == "*" || s == "/" {
+            try enter(at: current.offset)
+            levels += 1
             advance()
             let rhs = try parseUnary()
             result = .arithmetic(s == "*" ? .multiply : .divide, result, rhs)

@@ -36,7 +36,8 @@ public struct PredicateSourceLocation: Sendable, Hashable, Codable {
     ///
     /// Long sources are cut to a window around the offset.
     public static func excerpt(of source: String, at offset: Int) -> String {
-        let characters = Array(source)
+        // Offsets count Unicode scalars, as the lexer reads them.
+        let characters = PredicateLexer.scalars(of: source)
         let clamped = max(0, min(offset, characters.count))
         let start = max(0, clamped - 40)
         let end = min(characters.count, clamped + 40)

@@ -90,6 +90,9 @@ open class AtomicStore: PersistentStore {
     public let options: StoreOptions
     /// Whether saves are refused.
     public let isReadOnly: Bool
+    /// What the file may hold (``StoreLimits``, from the options): the file size is checked
+    /// before ``load()``, the object count and value lengths as ``load()`` adds cache nodes.
+    public let limits: StoreLimits
     /// Metadata; changing it makes the next save write the file even without object changes.
     public var metadata: StoreMetadata {
         didSet { metadataChanged = true }
@@ -97,6 +100,9 @@ open class AtomicStore: PersistentStore {
     /// Whether metadata changed since the last load or save.
     public private(set) var metadataChanged = false
     private var tables: [String: NodeTable] = [:]
+    /// What ``loadFromFile()`` checks against ``limits`` while ``load()`` adds nodes; nil
+    /// outside it.
+    private var loadLimitCheck: LoadLimitCheck?
     /// The store identifier the added nodes' IDs carry, while they all carry the same one
     /// (checked cheaply per added node, so that loading a file needs no second pass over the
     /// nodes to find IDs made before ``load()`` set the metadata).
@@ -114,6 +120,7 @@ open class AtomicStore: PersistentStore {
         self.url = url
         self.options = options
         self.isReadOnly = Self.isReadOnly(options: options)
+        self.limits = try StoreLimits(options: options)
         self.metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)
     }
 
@@ -209,6 +216,10 @@ open class AtomicStore: PersistentStore {
 
     /// Adds one node to the cache (during ``load()``), replacing a node with the same ID.
     public func addCacheNode(_ node: consuming AtomicStoreCacheNode) {
+        if var check = loadLimitCheck {
+            check.add(node, limits: limits)
+            loadLimitCheck = check
+        }
         if let added = node.objectID.storeIdentifier, added != addedNodesIdentifier {
             if addedNodesIdentifier != nil { addedNodesHaveSeveralIdentifiers = true }
             addedNodesIdentifier = added
@@ -248,8 +259,16 @@ open class AtomicStore: PersistentStore {
     /// ``load()`` set the metadata are moved to the store's final identifier.
     func loadFromFile() throws {
         let initialIdentifier = identifier
-        if let url { try StoreFile.requireRegularFileOrNothing(at: url, storeType: Self.storeType) }
+        if let url, let size = try StoreFile.regularFileSize(at: url, storeType: Self.storeType) {
+            try limits.checkFileSize(size, of: url)
+        }
+        loadLimitCheck = LoadLimitCheck()
+        defer { loadLimitCheck = nil }
         try load()
+        if let problem = loadLimitCheck?.problem {
+            throw StoreError(
+                .persistentStoreOpen, "\(url?.path ?? "The store file"): \(problem)", fileURL: url, entityName: problem.entityName)
+        }
         if identifier.isEmpty {
             metadata[MetadataKey.storeUUID] = .string(UUID().uuidString)
         }

@@ -22,16 +22,26 @@ public enum StoreFile {
     /// try StoreFile.requireRegularFileOrNothing(at: url, storeType: "JSONFile")
     /// ```
     public static func requireRegularFileOrNothing(at url: URL, storeType: String) throws {
+        _ = try regularFileSize(at: url, storeType: storeType)
+    }
+
+    /// The size in bytes of the regular file at `url` (after following links), nil when nothing
+    /// is there; throws as ``requireRegularFileOrNothing(at:storeType:)`` for anything else.
+    ///
+    /// ```swift
+    /// let size = try StoreFile.regularFileSize(at: url, storeType: "SQLite") ?? 0
+    /// ```
+    public static func regularFileSize(at url: URL, storeType: String) throws -> Int? {
         var info = stat()
         guard stat(url.path, &info) == 0 else {
             let code = errno
-            if code == ENOENT { return }
+            if code == ENOENT { return nil }
             let reason = code == ELOOP ? "is a loop of symbolic links" : "cannot be examined: \(String(cString: strerror(code)))"
             throw StoreError(.persistentStoreOpen, "\(url.path) \(reason), not a \(storeType) store", fileURL: url)
         }
         let kind: String
         switch info.st_mode & S_IFMT {
-        case S_IFREG: return
+        case S_IFREG: return Int(info.st_size)
         case S_IFDIR: kind = "a folder"
         case S_IFIFO: kind = "a FIFO (named pipe)"
         case S_IFCHR, S_IFBLK: kind = "a device"

@@ -1,0 +1,17 @@
+// fuzz-xml: the XML store's loader on a document held in memory; an accepted document must
+// survive a save and reload unchanged.
+import Foundation
+import FuzzSupport
+@_spi(Fuzzing) import XMLStore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    AtomicRoundTrip.check(XMLStore.self, data: FuzzDriver.data(bytes, count), fileName: "fuzz.xml") { try $0.load(data: $1) }
+    return 0
+}
+
+FuzzDriver.main(
+    seeds: {
+        let files = try AtomicRoundTrip.sampleFiles(type: "XML", fileName: "seed.xml")
+        return Dictionary(uniqueKeysWithValues: files.enumerated().map { ("sample-\($0.offset).xml", $0.element) })
+    }, testOneInput: testOneInput)

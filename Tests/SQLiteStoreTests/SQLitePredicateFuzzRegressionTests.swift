@@ -1,0 +1,41 @@
+import Conformance
+import Foundation
+import StoreCore
+import Testing
+
+@testable import SQLiteStore
+
+/// Inputs the differential predicate fuzz harness (`Fuzz/`, `fuzz-predicate-diff`) found, each
+/// also kept in `Fuzz/Regressions/fuzz-predicate-diff/`: SQLite must answer as the InMemory store
+/// does.
+@Suite("SQLite predicate fuzz regressions")
+struct SQLitePredicateFuzzRegressionTests {
+    static let dataSetsWithUsers = PredicateCorpus.dataSets.filter { $0.value.contains { $0.entityName == "User" } }.keys.sorted()
+
+    /// `age IN {10, age, 30}` holds for every user: `age` equals itself, and nil equals nil as
+    /// in memory. SQLite compiled it to `ZAGE IN (?, ZAGE, ?)`, which is NULL for a user without
+    /// an age, so it returned none of them (the harness's input, on the `admins` data set).
+    @Test(arguments: dataSetsWithUsers)
+    func aKeyPathInACollectionMatchesNilAsInMemory(dataSet: String) throws {
+        let model = try PredicateCorpus.model()
+        let loaded = try SQLitePredicateTests.load(dataSet, model: model)
+        let users = Set(loaded.nodes.filter { $0.entityName == "User" }.compactMap { loaded.labels[$0.objectID] })
+        for format in ["age IN {10, age,30}", "age IN {age}", "age IN {age, nil}"] {
+            var request = FetchRequest(entityName: "User", predicate: try FetchPredicate(format: format))
+            request.resultType = .objectIDs
+            guard case .objectIDs(let ids) = try loaded.store.execute(.fetch(request)) else {
+                Issue.record("no IDs")
+                continue
+            }
+            #expect(Set(ids.compactMap { loaded.labels[$0] }) == users, "\(format) on \(dataSet): \(loaded.store.lastQuery ?? "")")
+        }
+        // A constant nil still matches only users without an age, and constants stay bound.
+        var request = FetchRequest(entityName: "User", predicate: try FetchPredicate(format: "age IN {nil, 10}"))
+        request.resultType = .objectIDs
+        guard case .objectIDs(let ids) = try loaded.store.execute(.fetch(request)) else { return }
+        let expected = Set(loaded.nodes.filter { node in
+            node.entityName == "User" && (node.attributes["age"] == nil || node.attributes["age"] == .null || node.attributes["age"] == .int(10))
+        }.compactMap { loaded.labels[$0.objectID] })
+        #expect(Set(ids.compactMap { loaded.labels[$0] }) == expected, "\(loaded.store.lastQuery ?? "")")
+    }
+}
