@@ -4,6 +4,11 @@ import StoreCore
 /// An incremental store whose tables live in memory: nothing is written, the data lives as long
 /// as the store is added. Registered as "InMemory"; works with `url == nil`.
 ///
+/// Like Core Data's in-memory store, it takes a URL only as a name: nothing is read from or
+/// written to it (an existing file there is left as it is), the store's handle keeps it, and
+/// the coordinator finds the store by it (`persistentStore(for:)`) and refuses a second store
+/// at the same URL. So code written for a file store can pass its URL unchanged.
+///
 /// ```swift
 /// let store = try coordinator.addPersistentStore(type: InMemoryStore.storeType)
 /// ```
@@ -23,7 +28,7 @@ public final class InMemoryStore: IncrementalStore {
     public let model: ObjectModel
     /// The configuration the store holds.
     public let configurationName: String?
-    /// Ignored; the store has no file.
+    /// The store's name when it was added with a URL; no file is read or written there.
     public let url: URL?
     /// The options given when the store was added.
     public let options: StoreOptions

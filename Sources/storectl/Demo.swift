@@ -9,6 +9,10 @@ import PersistentStores
 /// `PERSISTENCE_*` environment variables > the `--config` file > a new temporary folder, so
 /// `storectl demo` with nothing configured runs on a fresh SQLite store and leaves nothing behind
 /// in the user's folders. The last line shows how to switch it to another backend.
+///
+/// Run again on a store that already holds a league, the demo reuses its teams and players
+/// (matched by name), inserts only the missing ones and deletes Pat Sprat and Fire again, so it
+/// ends with the same league every time and never adds a second copy.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the League demo: insert teams and players, delete with nullify and cascade rules.")
@@ -51,16 +55,40 @@ struct Demo: ParsableCommand {
             defaults: ["\(prefix).name": "League", "\(prefix).folder": temporary.path])
         let container = try sources.makeContainer(name: "League", model: try Self.leagueModel())
         try container.loadPersistentStores()
-        for store in container.persistentStoreCoordinator.persistentStores { console.print("Store: \(store)") }
+        for store in container.persistentStoreCoordinator.persistentStores {
+            console.print("Store: \(store)")
+            if store.url != nil, let storeClass = StoreRegistry.shared.storeType(named: store.type),
+                !storeClass.capabilities.contains(.persistent)
+            {
+                // Like Core Data's in-memory store, a store that keeps nothing takes a URL only
+                // as its name; say so rather than let the user look for a file.
+                console.print("  (\(store.type) stores keep nothing: the path only names this one, no file is written)")
+            }
+        }
         let context = container.viewContext
 
+        // Run again on the same store, the demo reuses the teams and players already there
+        // (matched by name) and inserts only the missing ones, so the league is never doubled
+        // and the delete steps below act on the same objects every time.
+        let existingTeams = try context.fetch(entityName: "Team")
+        let existingPlayers = try context.fetch(entityName: "Player")
+        if !existingTeams.isEmpty || !existingPlayers.isEmpty {
+            console.print(
+                "Reusing the league already in the store (\(existingTeams.count) teams, \(existingPlayers.count) players); adding what is missing")
+        }
         func team(_ name: String, _ color: String) throws -> ManagedObject {
+            if let found = existingTeams.first(where: { $0.value(forKey: "name", as: String.self) == name }) { return found }
             let team = try context.insert(entityName: "Team")
             try team.setValue(name, forKey: "name")
             try team.setValue(color, forKey: "uniformColor")
             return team
         }
         func player(_ first: String, _ last: String, _ team: ManagedObject) throws -> ManagedObject {
+            if let found = existingPlayers.first(where: {
+                $0.value(forKey: "firstName", as: String.self) == first && $0.value(forKey: "lastName", as: String.self) == last
+            }) {
+                return found
+            }
             let player = try context.insert(entityName: "Player")
             try player.setValue(first, forKey: "firstName")
             try player.setValue(last, forKey: "lastName")

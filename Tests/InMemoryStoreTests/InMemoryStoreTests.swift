@@ -21,6 +21,32 @@ import Testing
         return (coordinator, try coordinator.addPersistentStore(type: "InMemory"))
     }
 
+    /// Like Core Data's in-memory store, a URL only names the store: nothing is read or written
+    /// there, the handle keeps it, and it identifies the store in the coordinator.
+    @Test func aURLOnlyNamesTheStore() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inmemory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (coordinator, _) = try Self.stack()
+        let missing = folder.appendingPathComponent("scratch.store")
+        let handle = try coordinator.addPersistentStore(type: "InMemory", at: missing)
+        #expect(handle.url == missing)
+        #expect(coordinator.persistentStore(for: missing) == handle)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let team = try context.insert(entityName: "Team")
+        try team.setValue("Crew", forKey: "name")
+        context.assign(team, to: handle)
+        try context.save()
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+        let existing = folder.appendingPathComponent("notes.txt")
+        try Data("not a store".utf8).write(to: existing)
+        _ = try coordinator.addPersistentStore(type: "InMemory", at: existing)
+        #expect(try Data(contentsOf: existing) == Data("not a store".utf8))
+        let twice = #expect(throws: StoreError.self) { try coordinator.addPersistentStore(type: "InMemory", at: missing) }
+        #expect(twice?.message.contains("has already been added") == true)
+        #expect(throws: StoreError.self) { try InMemoryStore.metadata(forStoreAt: existing, options: [:]) }
+    }
+
     @Test func toManyIsAnsweredFromTheToOneIndex() throws {
         let (coordinator, _) = try Self.stack()
         let context = ManagedObjectContext(coordinator: coordinator)

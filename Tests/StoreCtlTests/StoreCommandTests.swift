@@ -38,6 +38,30 @@ import Testing
     }
 
     @Test(arguments: fileTypes)
+    func demoRunTwiceOnTheSameFileReusesTheLeague(type: String) throws {
+        try withTemporaryDirectory { directory in
+            let url = try league(type, in: directory)
+            let again = storectl("demo", "--type", type, "--path", url.path)
+            #expect(again.status == 0, "\(again.errors)")
+            #expect(again.output.contains("Reusing the league already in the store (2 teams, 2 players)"))
+            #expect(again.output.contains("The league after the first save: 3 teams, 4 players"))
+            #expect(again.output.contains("After deleting Fire (cascade: Terry Gary is deleted too): 2 teams, 2 players"))
+            #expect(again.output.contains("  Crew (Blue): Bailey Staley, Jordan Gordon"))
+        }
+    }
+
+    @Test func demoOnInMemoryWithAPathSaysNoFileIsWritten() throws {
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("league.inmemory")
+            let run = storectl("demo", "--type", "InMemory", "--path", url.path)
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.output.contains("Store: InMemory store"))
+            #expect(run.output.contains("(InMemory stores keep nothing: the path only names this one, no file is written)"))
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+        }
+    }
+
+    @Test(arguments: fileTypes)
     func infoSniffsTheTypeAndCountsTheEntities(type: String) throws {
         try withTemporaryDirectory { directory in
             let url = try league(type, in: directory)

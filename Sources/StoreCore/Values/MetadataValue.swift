@@ -5,6 +5,12 @@ import Foundation
 /// Core Data's metadata is an `[String: Any]` property list; this is its Sendable, typed form.
 /// ``propertyListObject`` and ``init(propertyListObject:)`` convert to and from what
 /// `PropertyListSerialization` reads and writes, so stores can persist metadata as a plist.
+///
+/// Encoded, a value keeps its case (`{"string":{"_0":"DELETE"}}`), so dates and data round trip.
+/// Decoding also takes plain JSON values, so options can be written by hand in a JSON file:
+/// `true`/`false` are `.bool`, whole numbers `.int`, other numbers `.double`, strings `.string`,
+/// arrays `.array` and objects `.dictionary` (`{"journal_mode": "DELETE"}`). An object is read
+/// as the encoded form only when it is exactly one case name holding `{"_0": value}`.
 public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A string.
     case string(String)
@@ -22,6 +28,59 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
     case array([MetadataValue])
     /// A dictionary.
     case dictionary([String: MetadataValue])
+
+    /// The encoded form: the synthesised coding of the same cases, which ``init(from:)`` tries
+    /// first.
+    private enum Tagged: Decodable {
+        case string(String)
+        case int(Int64)
+        case double(Double)
+        case bool(Bool)
+        case date(Date)
+        case data(Data)
+        case array([MetadataValue])
+        case dictionary([String: MetadataValue])
+
+        var value: MetadataValue {
+            switch self {
+            case .string(let v): return .string(v)
+            case .int(let v): return .int(v)
+            case .double(let v): return .double(v)
+            case .bool(let v): return .bool(v)
+            case .date(let v): return .date(v)
+            case .data(let v): return .data(v)
+            case .array(let v): return .array(v)
+            case .dictionary(let v): return .dictionary(v)
+            }
+        }
+    }
+
+    /// Decodes the encoded form (`{"int":{"_0":5}}`) or a plain value (`5`, `"DELETE"`,
+    /// `{"journal_mode": "DELETE"}`); `null` and anything else is a `DecodingError` at its
+    /// coding path.
+    public init(from decoder: any Decoder) throws {
+        if let tagged = try? Tagged(from: decoder) {
+            self = tagged.value
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if let v = try? container.decode(Bool.self) {
+            self = .bool(v)
+        } else if let v = try? container.decode(Int64.self) {
+            self = .int(v)
+        } else if let v = try? container.decode(Double.self) {
+            self = .double(v)
+        } else if let v = try? container.decode(String.self) {
+            self = .string(v)
+        } else if let v = try? container.decode([MetadataValue].self) {
+            self = .array(v)
+        } else if let v = try? container.decode([String: MetadataValue].self) {
+            self = .dictionary(v)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Not a store option or metadata value (string, number, boolean, array or object)")
+        }
+    }
 
     /// The string of a `.string`.
     public var stringValue: String? { if case .string(let v) = self { return v } else { return nil } }
