@@ -163,7 +163,7 @@ struct SQLiteBatchTests {
         let league = try Self.league(in: directory)
         let players = BatchDeleteRequest(entityName: "Player", predicate: try FetchPredicate(format: "team.name == 'Crew'"), resultType: .count)
         #expect(try league.store.execute(.batchDelete(players)) == .batch(.count(3)))
-        #expect(try league.store.lastQuery?.contains("IN (SELECT t0.Z_PK FROM ZPLAYER t0 LEFT JOIN") == true)
+        #expect(league.store.lastQuery?.contains("IN (SELECT t0.Z_PK FROM ZPLAYER t0 LEFT JOIN") == true)
         // Team.players cascades in a context; a batch delete of the team leaves Terry in place.
         #expect(try league.store.execute(.batchDelete(BatchDeleteRequest(entityName: "Team"))) == .batch(.status(true)))
         #expect(try rows("SELECT Z_PK, ZTEAM FROM ZPLAYER", in: league.url) == [["4", "2"]])
