@@ -9,11 +9,8 @@ import Testing
 /// them by slot: what a load gives is what the file holds, in that form.
 @Suite("Slotted cache nodes")
 struct SlottedNodeTests {
-    /// Adds the store at `url` without a coordinator and returns its cache nodes.
     func loadedNodes(_ model: ObjectModel, at url: URL) throws -> [AtomicStoreCacheNode] {
-        let store = try AtomicBinaryStore(model: model, configurationName: nil, url: url, options: [:])
-        try store.load()
-        return store.cacheNodes
+        try loadedCacheNodes(AtomicBinaryStore.self, model, at: url)
     }
 
     @Test func aLoadBuildsEveryAttributeTypeInTheEntitysSlots() throws {
@@ -35,12 +32,8 @@ struct SlottedNodeTests {
 
             let layout = try #require(Models.allTypes.layout(ofEntity: "AllTypes"))
             let nodes = try loadedNodes(Models.allTypes, at: url)
-            #expect(nodes.count == saved.count)
-            for node in nodes {
-                #expect(node.layout === layout, "a loaded node is not in the entity's compiled layout")
-                let index = try #require(ids.firstIndex { $0.referenceObject == node.objectID.referenceObject })
-                #expect(node.attributes == saved[index])
-                for (name, value) in saved[index] { #expect(node.attributeValue(forKey: name) == value, "\(name)") }
+            try expectSlottedNodes(nodes, in: layout, saved: saved, ids: ids) { node, values in
+                for (name, value) in values { #expect(node.attributeValue(forKey: name) == value, "\(name)") }
                 #expect(node.version == 1)
             }
         }

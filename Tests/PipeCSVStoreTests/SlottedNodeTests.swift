@@ -10,11 +10,8 @@ import Testing
 /// general parser reads.
 @Suite("Slotted cache nodes")
 struct SlottedNodeTests {
-    /// Adds the store at `url` without a coordinator and returns its cache nodes.
     func loadedNodes(_ model: ObjectModel, at url: URL) throws -> [AtomicStoreCacheNode] {
-        let store = try PipeCSVStore(model: model, configurationName: nil, url: url, options: [:])
-        try store.load()
-        return store.cacheNodes
+        try loadedCacheNodes(PipeCSVStore.self, model, at: url)
     }
 
     @Test func aLoadBuildsEveryAttributeTypeInTheEntitysSlots() throws {
@@ -33,12 +30,7 @@ struct SlottedNodeTests {
 
             let layout = try #require(Models.allTypes.layout(ofEntity: "AllTypes"))
             let nodes = try loadedNodes(Models.allTypes, at: url)
-            #expect(nodes.count == saved.count)
-            for node in nodes {
-                #expect(node.layout === layout, "a loaded node is not in the entity's compiled layout")
-                let index = try #require(ids.firstIndex { $0.referenceObject == node.objectID.referenceObject })
-                #expect(node.attributes == saved[index])
-            }
+            try expectSlottedNodes(nodes, in: layout, saved: saved, ids: ids)
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite("Faults and batched fetches")
 struct FaultingTests {
     static func store(_ count: Int, in directory: TemporaryDirectory) throws -> PersistentStoreCoordinator {
-        let coordinator = try LargeMembershipTests.coordinator(at: directory.file("faults.sqlite"))
+        let coordinator = try RowCacheTests.coordinator(at: directory.file("faults.sqlite"))
         let rows = (0..<count).map { ["name": StoreValue.string("person \($0)"), "age": .int(Int64($0))] }
         try coordinator.execute(BatchInsertRequest(entityName: "Person", objects: rows))
         return coordinator

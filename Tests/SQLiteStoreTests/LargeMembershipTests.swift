@@ -9,18 +9,10 @@ import Testing
 /// than 1,000) nor to more parameters than SQLite allows (32,766).
 @Suite("IN over large collections")
 struct LargeMembershipTests {
-    static func coordinator(at url: URL) throws -> PersistentStoreCoordinator {
-        let registry = StoreRegistry()
-        registry.register(SQLiteStore.self)
-        let coordinator = PersistentStoreCoordinator(model: try RowCacheTests.model(), registry: registry)
-        try coordinator.addPersistentStore(type: "SQLite", at: url)
-        return coordinator
-    }
-
     @Test("SELF IN 100k object IDs, and name IN 100k texts, find every object")
     func oneHundredThousandMembers() throws {
         let directory = try TemporaryDirectory()
-        let coordinator = try Self.coordinator(at: directory.file("large.sqlite"))
+        let coordinator = try RowCacheTests.coordinator(at: directory.file("large.sqlite"))
         let count = 100_000
         let names = (0..<count).map { "person \($0) \"quoted\" \\ ü" }
         try coordinator.execute(
@@ -49,7 +41,7 @@ struct LargeMembershipTests {
         let directory = try TemporaryDirectory()
         let url = directory.file("prefetch.sqlite")
         do {
-            let coordinator = try Self.coordinator(at: url)
+            let coordinator = try RowCacheTests.coordinator(at: url)
             let context = ManagedObjectContext(coordinator: coordinator)
             for team in 0..<2_000 {
                 let object = try context.insert(entityName: "Team")
@@ -62,7 +54,7 @@ struct LargeMembershipTests {
             }
             try context.save()
         }
-        let coordinator = try Self.coordinator(at: url)
+        let coordinator = try RowCacheTests.coordinator(at: url)
         let context = ManagedObjectContext(coordinator: coordinator)
         var teams = FetchRequest(entityName: "Team")
         teams.relationshipKeyPathsForPrefetching = ["players"]

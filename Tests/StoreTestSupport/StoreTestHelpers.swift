@@ -96,3 +96,27 @@ public struct StoreStack<Store: PersistentStore> {
         try coordinator.save(SaveChangesRequest(insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted))
     }
 }
+
+/// Loads the atomic store of type `Store` at `url` without a coordinator and returns its cache
+/// nodes (the loaders' own output, before any coordinator touches it).
+public func loadedCacheNodes<Store: AtomicStore>(_ type: Store.Type, _ model: ObjectModel, at url: URL) throws -> [AtomicStoreCacheNode] {
+    let store = try Store(model: model, configurationName: nil, url: url, options: [:])
+    try store.load()
+    return store.cacheNodes
+}
+
+/// Checks that each loaded node is in `layout` (the entity's compiled one) and holds exactly the
+/// attributes saved for its ID; `also` runs further checks on each node with its saved values.
+public func expectSlottedNodes(
+    _ nodes: [AtomicStoreCacheNode], in layout: EntityLayout, saved: [[String: StoreValue]], ids: [ObjectID],
+    sourceLocation: SourceLocation = #_sourceLocation,
+    also: (AtomicStoreCacheNode, [String: StoreValue]) -> Void = { _, _ in }
+) throws {
+    #expect(nodes.count == saved.count, sourceLocation: sourceLocation)
+    for node in nodes {
+        #expect(node.layout === layout, "a loaded node is not in the entity's compiled layout", sourceLocation: sourceLocation)
+        let index = try #require(ids.firstIndex { $0.referenceObject == node.objectID.referenceObject }, sourceLocation: sourceLocation)
+        #expect(node.attributes == saved[index], sourceLocation: sourceLocation)
+        also(node, saved[index])
+    }
+}

@@ -367,9 +367,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         if index < toOneObjects.count, let object = toOneObjects[index] { return object }
         guard case .objectID(let id) = slotValue(slot), let context = managedObjectContext else { return nil }
         let object = context.object(with: id)
+        setToOneObject(object, at: index)
+        return object
+    }
+
+    /// Keeps a to-one's object at its to-one index, sizing the (lazily made) array first.
+    private final func setToOneObject(_ object: ManagedObject?, at index: Int) {
         if toOneObjects.count != layout.toOneNames.count { toOneObjects = Array(repeating: nil, count: layout.toOneNames.count) }
         toOneObjects[index] = object
-        return object
     }
 
     /// The object of a to-one relationship by name; nil when nil or not a to-one.
@@ -390,8 +395,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final func storeToOne(_ object: ManagedObject?, _ key: String) {
         guard let slot = layout.toOneSlot(of: key) else { return }
         setSlotValue(object.map { .objectID($0.objectID) } ?? .null, slot)
-        if toOneObjects.count != layout.toOneNames.count { toOneObjects = Array(repeating: nil, count: layout.toOneNames.count) }
-        toOneObjects[slot - layout.attributeCount] = object
+        setToOneObject(object, at: slot - layout.attributeCount)
     }
 
     /// Forgets values and relationships (reset, deinit of the context), breaking reference cycles.

@@ -740,8 +740,7 @@ public final class ManagedObjectContext {
                 }
                 return object
             }
-            let object = makeObject(entityName: node.entityName, objectID: node.objectID)
-            register(object)
+            let object = newRegisteredObject(for: node)
             if asFaults {
                 deferFill(object, from: node)
             } else {
@@ -765,9 +764,15 @@ public final class ManagedObjectContext {
             if object.isFault { object.fill(from: node, in: self) }
             return object
         }
+        let object = newRegisteredObject(for: node)
+        object.fill(from: node, in: self)
+        return object
+    }
+
+    /// A new object (a fault) for a node's ID, registered in this context.
+    private func newRegisteredObject(for node: StoreNode) -> ManagedObject {
         let object = makeObject(entityName: node.entityName, objectID: node.objectID)
         register(object)
-        object.fill(from: node, in: self)
         return object
     }
 
