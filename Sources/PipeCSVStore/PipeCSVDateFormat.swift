@@ -77,6 +77,55 @@ enum PipeCSVDateFormat {
         return Double(decimal).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
+    /// The date of text in the form the writer uses, `yyyy-MM-dd HH:mm:ss[.f…] +0000` with a
+    /// four-digit year and at most 15 fraction digits, read from the bytes without any
+    /// `String`; nil for any other text (which ``parse(utf8:)`` reads or rejects). For text
+    /// it accepts it gives exactly the date ``parse(utf8:)`` gives.
+    static func parseCommon(_ text: UnsafeRawBufferPointer) -> Date? {
+        // yyyy-MM-dd HH:mm:ss +0000 is 25 bytes; a fraction adds a point and 1–15 digits.
+        guard text.count == 25 || (text.count >= 27 && text.count <= 41) else { return nil }
+        @inline(__always) func digit(_ index: Int) -> Int64? {
+            let value = text[index] &- UInt8(ascii: "0")
+            return value < 10 ? Int64(value) : nil
+        }
+        @inline(__always) func twoDigits(_ index: Int) -> Int64? {
+            guard let tens = digit(index), let units = digit(index + 1) else { return nil }
+            return tens * 10 + units
+        }
+        guard let y1 = twoDigits(0), let y2 = twoDigits(2), text[4] == UInt8(ascii: "-"),
+            let month = twoDigits(5), text[7] == UInt8(ascii: "-"), let day = twoDigits(8), text[10] == UInt8(ascii: " "),
+            let hour = twoDigits(11), text[13] == UInt8(ascii: ":"), let minute = twoDigits(14), text[16] == UInt8(ascii: ":"),
+            let second = twoDigits(17)
+        else { return nil }
+        let year = y1 * 100 + y2
+        var index = 19
+        var numerator: Int64 = 0
+        var scale: Int64 = 1
+        if text[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < text.count, let value = digit(index) {
+                numerator = numerator * 10 + value  // at most 15 digits: no overflow
+                scale *= 10
+                index += 1
+            }
+            guard scale > 1 else { return nil }
+        }
+        // The zone: exactly " +0000" up to the end.
+        guard index + 6 == text.count, text[index] == UInt8(ascii: " "), text[index + 1] == UInt8(ascii: "+"),
+            text[index + 2] == UInt8(ascii: "0"), text[index + 3] == UInt8(ascii: "0"),
+            text[index + 4] == UInt8(ascii: "0"), text[index + 5] == UInt8(ascii: "0"),
+            (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        let whole = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - referenceOffset
+        if scale == 1 { return Date(timeIntervalSinceReferenceDate: Double(whole)) }
+        // As exactQuotient: both integers exact in a Double, one correctly rounded division.
+        let (shifted, overflow) = whole.multipliedReportingOverflow(by: scale)
+        let (total, carry) = shifted.addingReportingOverflow(numerator)
+        guard !overflow, !carry, total.magnitude <= 1 << 53 else { return nil }
+        return Date(timeIntervalSinceReferenceDate: Double(total) / Double(scale))
+    }
+
     /// `whole + 0.fraction` without text when it is the quotient of two doubles that hold their
     /// integers exactly (`whole·10ⁿ + fraction` within ±2⁵³, n ≤ 15): IEEE division is correctly
     /// rounded, so this is the same double Double's decimal parser gives. nil otherwise.

@@ -23,16 +23,41 @@ struct PipeCSVReader {
         let range: Range<Int>
     }
 
-    /// A line read into the slots of its entity's layout; relationships still hold reference
-    /// strings.
+    /// A line read into the slots of its entity's layout; its relationships wait in the
+    /// reader's pending tables until every reference is known.
     private struct Record {
         let line: Int
         let plan: EntityPlan
-        let reference: String
+        let objectID: ObjectID
         var values: [StoreValue]
-        var relationships: [(property: Int, references: [String])] = []
+        /// Its relationships: a range of the pending relationships.
+        var relationships: Range<Int>
 
         var entity: String { plan.entityName }
+    }
+
+    /// A reference as the owner table keys it: a canonical upper-case UUID (what the store
+    /// writes) as its 128 bits, so that finding an owner hashes two integers and makes no
+    /// `String`; any other reference as its text. The key depends only on the reference's
+    /// (unescaped) text, so equal references always get equal keys.
+    private enum ReferenceKey: Hashable {
+        case uuid(UInt64, UInt64)
+        case text(String)
+    }
+
+    /// A relationship value of a record, waiting for its destinations to be known.
+    private struct PendingRelationship {
+        /// The property's index in the entity's plan.
+        let property: Int
+        /// Its references: a range of the pending references.
+        let references: Range<Int>
+    }
+
+    /// A reference in a relationship value: its key and where it is in the file (for the
+    /// text of an error).
+    private struct PendingReference {
+        let key: ReferenceKey
+        let range: Range<Int>
     }
 
     /// What a name on a line stands for, and where its value goes in the layout.
@@ -52,6 +77,9 @@ struct PipeCSVReader {
         /// The name's UTF-8 bytes, compared with a line's key before any String is made.
         let nameBytes: [UInt8]
         let kind: PropertyKind
+        /// The entity plan a reference of this relationship last resolved to, once checked
+        /// against the destination entity (most references of a relationship point to one entity).
+        var acceptedDestination: ObjectIdentifier?
 
         init(name: String, nameBytes: [UInt8], kind: PropertyKind) {
             self.name = name
@@ -117,8 +145,13 @@ struct PipeCSVReader {
         var start = 0
         var number = 1
         while start < bytes.count {
-            var end = start
-            while end < bytes.count, bytes[end] != PipeCSVEscaping.newline { end += 1 }
+            let end = bytes.withUnsafeBufferPointer { buffer in
+                // memchr reads `buffer.count - start` bytes from `start`, inside the buffer.
+                guard let base = buffer.baseAddress,
+                    let found = memchr(base + start, Int32(PipeCSVEscaping.newline), buffer.count - start)
+                else { return buffer.count }
+                return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            }
             var contentEnd = end
             if contentEnd > start, bytes[contentEnd - 1] == PipeCSVEscaping.carriageReturn { contentEnd -= 1 }
             let line = Line(number: number, range: start..<contentEnd)
@@ -192,100 +225,115 @@ struct PipeCSVReader {
     func nodes(
         of lines: ArraySlice<Line>, expectedRecords: Int?, objectID: (String, String) -> ObjectID
     ) throws -> [AtomicStoreCacheNode] {
-        var records: [Record] = []
-        records.reserveCapacity(lines.count)
+        var state = LoadState()
+        state.records.reserveCapacity(lines.count)
+        state.owners.reserveCapacity(lines.count)
         var recordLines = 0
-        var plans: [String: EntityPlan] = [:]
-        var lastPlan: EntityPlan?
         for line in lines where !line.range.isEmpty {
             recordLines += 1
-            if let record = try record(of: line, plans: &plans, lastPlan: &lastPlan) { records.append(record) }
+            try record(of: line, into: &state, objectID: objectID)
         }
         if let expectedRecords, expectedRecords != recordLines {
             throw failure(
                 (lines.last?.number ?? 0) + 1,
                 "the end line says \(expectedRecords) records, the file holds \(recordLines): the file is corrupted")
         }
-
-        var owners: [String: Int] = [:]
-        owners.reserveCapacity(records.count)
-        var ids: [ObjectID] = []
-        ids.reserveCapacity(records.count)
-        for (index, record) in records.enumerated() {
-            if let previous = owners.updateValue(index, forKey: record.reference) {
-                throw failure(
-                    record.line,
-                    "duplicate reference object \"\(record.reference)\" (already used by the \(records[previous].entity) on line \(records[previous].line))",
-                    entity: record.entity)
-            }
-            ids.append(objectID(record.entity, record.reference))
+        if let duplicate = state.firstDuplicate {
+            let record = state.records[duplicate.record]
+            let previous = state.records[duplicate.previous]
+            throw failure(
+                record.line,
+                "duplicate reference object \"\(duplicate.reference)\" (already used by the \(previous.entity) on line \(previous.line))",
+                entity: record.entity)
         }
 
+        let records = state.records
+        state.records = []  // the loop below takes the only reference to each record's values
         var nodes: [AtomicStoreCacheNode] = []
         nodes.reserveCapacity(records.count)
-        for index in records.indices {
-            let record = records[index]
+        for record in records {
             let plan = record.plan
             var values = record.values
             var toManys = plan.emptyToManys
-            for (property, references) in record.relationships {
-                let name = plan.properties[property].name
+            for pending in state.relationships[record.relationships] {
+                let property = plan.properties[pending.property]
                 let relationship: RelationshipDescription
-                switch plan.properties[property].kind {
+                switch property.kind {
                 case .toOne(let r, _), .toMany(let r, _): relationship = r
                 case .attribute: continue
                 }
                 var destinations: [ObjectID] = []
-                destinations.reserveCapacity(references.count)
-                for reference in references {
-                    guard let owner = owners[reference] else {
+                destinations.reserveCapacity(pending.references.count)
+                for reference in state.references[pending.references] {
+                    guard let owner = state.owners[reference.key] else {
                         throw failure(
                             record.line,
-                            "relationship \(name) refers to \"\(reference)\", which no line of the file defines (a dangling reference)",
-                            entity: record.entity, property: name)
+                            "relationship \(property.name) refers to \"\(referenceText(reference.range))\", which no line of the file defines (a dangling reference)",
+                            entity: record.entity, property: property.name)
                     }
                     let destination = records[owner].plan
-                    guard destination.entityName == relationship.destinationEntityName
-                        || model.isEntity(destination.entityName, kindOf: relationship.destinationEntityName)
-                    else {
-                        throw failure(
-                            record.line,
-                            "relationship \(name) refers to \"\(reference)\", a \(destination.entityName) (line \(records[owner].line)), but its destination is \(relationship.destinationEntityName)",
-                            entity: record.entity, property: name)
+                    if property.acceptedDestination != ObjectIdentifier(destination) {
+                        guard destination.entityName == relationship.destinationEntityName
+                            || model.isEntity(destination.entityName, kindOf: relationship.destinationEntityName)
+                        else {
+                            throw failure(
+                                record.line,
+                                "relationship \(property.name) refers to \"\(referenceText(reference.range))\", a \(destination.entityName) (line \(records[owner].line)), but its destination is \(relationship.destinationEntityName)",
+                                entity: record.entity, property: property.name)
+                        }
+                        property.acceptedDestination = ObjectIdentifier(destination)
                     }
-                    destinations.append(ids[owner])
+                    destinations.append(records[owner].objectID)
                 }
-                switch plan.properties[property].kind {
+                switch property.kind {
                 case .toMany(_, let slot): toManys[slot] = destinations
                 case .toOne(_, let slot): if let destination = destinations.first { values[slot] = .objectID(destination) }
                 case .attribute: break
                 }
             }
-            records[index].values = []  // the node takes the only reference to the values
-            nodes.append(AtomicStoreCacheNode(objectID: ids[index], layout: plan.layout, values: values, toManys: toManys))
+            nodes.append(AtomicStoreCacheNode(objectID: record.objectID, layout: plan.layout, values: values, toManys: toManys))
         }
         return nodes
     }
 
-    /// One record line; nil for a line lenient mode skips. Keys are matched by their bytes
-    /// against the property the writer puts next; values of the common types are decoded
-    /// from the bytes; error text is built only for a line that fails.
-    private func record(of line: Line, plans: inout [String: EntityPlan], lastPlan: inout EntityPlan?) throws -> Record? {
-        let fields = PipeCSVEscaping.split(bytes, line.range, at: PipeCSVEscaping.fieldSeparator)
-        guard fields.count >= 2 else {
-            if lenient { return nil }
+    /// What reading the record lines builds up: the records, the owner of each reference, the
+    /// relationships and their references (in two flat tables, so a record's relationships cost
+    /// no allocation of their own) and the entity plans.
+    private struct LoadState {
+        var records: [Record] = []
+        /// The index of the record that defines each reference.
+        var owners: [ReferenceKey: Int] = [:]
+        var relationships: [PendingRelationship] = []
+        var references: [PendingReference] = []
+        var plans: [String: EntityPlan] = [:]
+        var lastPlan: EntityPlan?
+        /// The first record whose reference an earlier record already defines; reported after
+        /// every line is read, as the lines' own errors come first.
+        var firstDuplicate: (record: Int, previous: Int, reference: String)?
+    }
+
+    /// Reads one record line into `state`; a line lenient mode skips adds nothing. Fields are
+    /// found in the file's bytes without splitting the line into an array; keys are matched by
+    /// their bytes against the property the writer puts next; values of the common types are
+    /// decoded from the bytes; error text is built only for a line that fails.
+    private func record(of line: Line, into state: inout LoadState, objectID: (String, String) -> ObjectID) throws {
+        let end = line.range.upperBound
+        let entityEnd = nextUnescaped(PipeCSVEscaping.fieldSeparator, from: line.range.lowerBound, to: end)
+        guard entityEnd < end else {
+            if lenient { return }
             throw failure(line.number, "the line has fewer than two fields (expected Entity|reference|key=value|…)")
         }
+        let entityField = line.range.lowerBound..<entityEnd
         let plan: EntityPlan
-        if let last = lastPlan, bytes[fields[0]].elementsEqual(last.nameBytes) {
+        if let last = state.lastPlan, bytes[entityField].elementsEqual(last.nameBytes) {
             plan = last  // the same entity as the line before (no escapes: the bytes are the name)
         } else {
-            let entityName = try text(fields[0], line: line, what: "the entity name")
-            if let known = plans[entityName] {
+            let entityName = try text(entityField, line: line, what: "the entity name")
+            if let known = state.plans[entityName] {
                 plan = known
             } else {
                 guard let entity = model.entity(named: entityName), let layout = model.layout(ofEntity: entityName) else {
-                    if lenient { return nil }
+                    if lenient { return }
                     throw failure(line.number, "unknown entity \"\(entityName)\" (the model has \(model.entityNames.joined(separator: ", ")))")
                 }
                 guard !entity.isAbstract else {
@@ -297,20 +345,28 @@ struct PipeCSVReader {
                         entity: entityName)
                 }
                 plan = EntityPlan(entityName: entityName, layout: layout, model: model)
-                plans[entityName] = plan
+                state.plans[entityName] = plan
             }
-            lastPlan = plan
+            state.lastPlan = plan
         }
         let entityName = plan.entityName
-        let reference = try text(fields[1], line: line, what: "the reference object")
+        let referenceEnd = nextUnescaped(PipeCSVEscaping.fieldSeparator, from: entityEnd + 1, to: end)
+        let referenceField = entityEnd + 1..<referenceEnd
+        let reference = try text(referenceField, line: line, what: "the reference object")
         guard !reference.isEmpty, reference != "(null)" else {
             throw failure(line.number, "the \(entityName) has no reference object", entity: entityName)
         }
-        var record = Record(line: line.number, plan: plan, reference: reference, values: plan.layout.emptyValues)
+        var values = plan.layout.emptyValues
+        let relationshipsStart = state.relationships.count
         var next = 0  // the property the writer writes after the previous one
-        for position in 2..<fields.count {
-            let field = fields[position]
-            guard let equals = PipeCSVEscaping.firstUnescaped(PipeCSVEscaping.keyValueSeparator, in: bytes, field) else {
+        var position = 2  // the field's index on the line
+        var cursor = referenceEnd  // the separator before the next field
+        while cursor < end {
+            let field = cursor + 1..<nextUnescaped(PipeCSVEscaping.fieldSeparator, from: cursor + 1, to: end)
+            cursor = field.upperBound
+            defer { position += 1 }
+            let equals = nextUnescaped(PipeCSVEscaping.keyValueSeparator, from: field.lowerBound, to: field.upperBound)
+            guard equals < field.upperBound else {
                 throw failure(
                     line.number, "field \(position + 1) (\(preview(field))) is not key=value", entity: entityName)
             }
@@ -329,18 +385,18 @@ struct PipeCSVReader {
             }
             next = index + 1
             let property = plan.properties[index]
-            let key = property.name
             guard plan.seenOnLine[index] != line.number else {
-                throw failure(line.number, "property \(key) appears twice", entity: entityName, property: key)
+                throw failure(line.number, "property \(property.name) appears twice", entity: entityName, property: property.name)
             }
             plan.seenOnLine[index] = line.number
             switch property.kind {
             case .attribute(let type, let slot):
                 if PipeCSVEscaping.isNull(bytes, valueRange) { continue }
-                if let decoded = Self.decodeInPlace(bytes, valueRange, as: type) {
-                    record.values[slot] = decoded
+                if let decoded = decodeInPlace(valueRange, as: type) {
+                    values[slot] = decoded
                     continue
                 }
+                let key = property.name
                 let value = try text(valueRange, line: line, what: "the value of \(key)")
                 guard let decoded = PipeCSVValueCodec.decode(value, as: type) else {
                     throw failure(
@@ -348,70 +404,203 @@ struct PipeCSVReader {
                         "the value \(quoted(value)) of attribute \(key) is not a valid \(type.rawValue)",
                         entity: entityName, property: key)
                 }
-                record.values[slot] = decoded
+                values[slot] = decoded
             case .toOne, .toMany:
                 if PipeCSVEscaping.isNull(bytes, valueRange) || valueRange.isEmpty { continue }
-                var references: [String] = []
-                for part in PipeCSVEscaping.split(bytes, valueRange, at: PipeCSVEscaping.listSeparator) {
-                    let destination = try text(part, line: line, what: "a reference in \(key)")
-                    guard !destination.isEmpty else {
+                let key = property.name
+                let referencesStart = state.references.count
+                var partCursor = valueRange.lowerBound - 1  // the separator before the next reference
+                while partCursor < valueRange.upperBound {
+                    let part = partCursor + 1..<nextUnescaped(PipeCSVEscaping.listSeparator, from: partCursor + 1, to: valueRange.upperBound)
+                    partCursor = part.upperBound
+                    let destination = try referenceKey(part, line: line, what: "a reference in \(key)")
+                    if case .text(let text) = destination, text.isEmpty {
                         throw failure(line.number, "relationship \(key) holds an empty reference", entity: entityName, property: key)
                     }
-                    references.append(destination)
+                    state.references.append(PendingReference(key: destination, range: part))
                 }
-                if case .toOne = property.kind, references.count != 1 {
+                let count = state.references.count - referencesStart
+                if case .toOne = property.kind, count != 1 {
                     throw failure(
-                        line.number, "to-one relationship \(key) holds \(references.count) references",
+                        line.number, "to-one relationship \(key) holds \(count) references",
                         entity: entityName, property: key)
                 }
-                record.relationships.append((index, references))
+                state.relationships.append(PendingRelationship(property: index, references: referencesStart..<state.references.count))
             }
         }
-        return record
+        let recordIndex = state.records.count
+        let ownKey = Self.key(ofReference: reference)
+        if let previous = state.owners.updateValue(recordIndex, forKey: ownKey), state.firstDuplicate == nil {
+            state.firstDuplicate = (recordIndex, previous, reference)
+        }
+        state.records.append(Record(
+            line: line.number, plan: plan, objectID: objectID(entityName, reference), values: values,
+            relationships: relationshipsStart..<state.relationships.count))
+    }
+
+    /// The position of the first unescaped `separator` in `start..<end`, or `end`. A backslash
+    /// escapes the byte after it (as ``PipeCSVEscaping/split(_:_:at:)`` reads it).
+    @inline(__always)
+    private func nextUnescaped(_ separator: UInt8, from start: Int, to end: Int) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            // Every read is below `limit`, within the buffer whatever range a caller passes.
+            let limit = min(end, buffer.count)
+            var index = max(start, 0)
+            while index < limit {
+                let byte = buffer[index]
+                if byte == PipeCSVEscaping.escape {
+                    index += 2
+                    continue
+                }
+                if byte == separator { return index }
+                index += 1
+            }
+            return end
+        }
+    }
+
+    /// The owner-table key of a reference in a relationship value; invalid UTF-8 is an error.
+    private func referenceKey(_ range: Range<Int>, line: Line, what: @autoclosure () -> String) throws -> ReferenceKey {
+        let uuid = bytes.withUnsafeBufferPointer { buffer in
+            // `range` is a range of `bytes` (found in them by the caller).
+            range.upperBound <= buffer.count ? Self.uuidBits(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[range]))) : nil
+        }
+        if let uuid { return .uuid(uuid.high, uuid.low) }  // hex digits and dashes only: no escapes
+        let text = try text(range, line: line, what: what())
+        return Self.key(ofReference: text)
+    }
+
+    /// The owner-table key of a reference whose text is known.
+    private static func key(ofReference text: String) -> ReferenceKey {
+        var text = text
+        if let uuid = text.withUTF8({ uuidBits(UnsafeRawBufferPointer($0)) }) { return .uuid(uuid.high, uuid.low) }
+        return .text(text)
+    }
+
+    /// The 128 bits of a canonical upper-case UUID (`8-4-4-4-12` hexadecimal digits `0-9A-F`);
+    /// nil for any other text. Only one spelling of each UUID is accepted, so two references
+    /// get the same bits exactly when their texts are equal.
+    @inline(__always)
+    private static func uuidBits(_ text: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64)? {
+        guard text.count == 36 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for index in 0..<36 {
+            let byte = text[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            if digits < 16 {
+                high = high << 4 | UInt64(nibble)
+            } else {
+                low = low << 4 | UInt64(nibble)
+            }
+            digits += 1
+        }
+        return (high, low)
+    }
+
+    /// The text of a reference for an error message (it was read without error before).
+    private func referenceText(_ range: Range<Int>) -> String {
+        String(decoding: PipeCSVEscaping.unescape(bytes, range), as: UTF8.self)
     }
 
     /// The value of an attribute decoded straight from the file's bytes, for the common cases
-    /// that need no String: integers of up to 18 digits, booleans `1`/`0`, dates, and strings
-    /// without escapes. nil means "take the general path" (which also reports errors), never "invalid".
+    /// that need no String: integers of up to 18 digits, booleans `1`/`0`, dates, doubles in
+    /// plain decimal form, and strings without escapes. nil means "take the general path"
+    /// (which also reports errors), never "invalid".
     @inline(__always)
-    private static func decodeInPlace(_ bytes: [UInt8], _ range: Range<Int>, as type: AttributeType) -> StoreValue? {
-        switch type {
-        case .integer16, .integer32, .integer64:
-            var index = range.lowerBound
-            var negative = false
-            if index < range.upperBound, bytes[index] == UInt8(ascii: "-") {
-                negative = true
-                index += 1
-            }
-            let digits = range.upperBound - index
-            guard digits > 0, digits <= 18 else { return nil }  // 18 digits cannot overflow Int64
-            var value: Int64 = 0
-            while index < range.upperBound {
-                let digit = bytes[index] &- UInt8(ascii: "0")
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int64(digit)
-                index += 1
-            }
-            return type.coerce(.int(negative ? -value : value))
-        case .boolean:
-            guard range.count == 1 else { return nil }
-            switch bytes[range.lowerBound] {
-            case UInt8(ascii: "1"): return .bool(true)
-            case UInt8(ascii: "0"): return .bool(false)
-            default: return nil
-            }
-        case .date:
-            return PipeCSVDateFormat.parse(utf8: Array(bytes[range])).map(StoreValue.date)
-        case .string:
-            return bytes.withUnsafeBufferPointer { buffer in
-                guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
-                let raw = UnsafeBufferPointer(rebasing: buffer[range])
+    private func decodeInPlace(_ range: Range<Int>, as type: AttributeType) -> StoreValue? {
+        bytes.withUnsafeBufferPointer { buffer in
+            // `range` is a range of `bytes` (found in them by the caller).
+            guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
+            let raw = UnsafeBufferPointer(rebasing: buffer[range])
+            switch type {
+            case .integer16, .integer32, .integer64:
+                var index = 0
+                var negative = false
+                if index < raw.count, raw[index] == UInt8(ascii: "-") {
+                    negative = true
+                    index += 1
+                }
+                let digits = raw.count - index
+                guard digits > 0, digits <= 18 else { return nil }  // 18 digits cannot overflow Int64
+                var value: Int64 = 0
+                while index < raw.count {
+                    let digit = raw[index] &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int64(digit)
+                    index += 1
+                }
+                return type.coerce(.int(negative ? -value : value))
+            case .boolean:
+                guard raw.count == 1 else { return nil }
+                switch raw[0] {
+                case UInt8(ascii: "1"): return .bool(true)
+                case UInt8(ascii: "0"): return .bool(false)
+                default: return nil
+                }
+            case .double:
+                return Self.plainDouble(raw).map(StoreValue.double)
+            case .date:
+                if let date = PipeCSVDateFormat.parseCommon(UnsafeRawBufferPointer(raw)) { return .date(date) }
+                return PipeCSVDateFormat.parse(utf8: Array(raw)).map(StoreValue.date)
+            case .string:
                 guard !raw.contains(PipeCSVEscaping.escape) else { return nil }
                 return String(validating: raw, as: UTF8.self).map(StoreValue.string)
+            default:
+                return nil
             }
-        default:
-            return nil
         }
+    }
+
+    /// A double written as `-?digits(.digits)?` whose digits, without the point, make an
+    /// integer of at most 2⁵³ and which has at most 22 digits after the point: the quotient of
+    /// two doubles that hold their values exactly, and IEEE division is correctly rounded, so
+    /// this is the double `Double(text)` gives (Clinger's fast path). nil for anything else
+    /// (exponents, `inf`, `nan`, longer mantissas), which the general path reads.
+    @inline(__always)
+    private static func plainDouble(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
+        var index = 0
+        let negative = raw.count > 0 && raw[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var sawPoint = false
+        var integerDigits = 0
+        while index < raw.count {
+            let byte = raw[index]
+            index += 1
+            if byte == UInt8(ascii: "."), !sawPoint {
+                sawPoint = true
+                continue
+            }
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            digits += 1
+            guard digits <= 19 else { return nil }  // 19 digits cannot overflow UInt64
+            mantissa = mantissa * 10 + UInt64(digit)
+            if sawPoint { fractionDigits += 1 } else { integerDigits += 1 }
+        }
+        guard integerDigits > 0, !sawPoint || fractionDigits > 0, mantissa <= 1 << 53, fractionDigits <= 22 else { return nil }
+        let value = Double(mantissa) / powersOfTen[fractionDigits]
+        return negative ? -value : value
+    }
+
+    /// 10⁰ … 10²², each exact in a Double.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
     }
 
     // MARK: Helpers

@@ -2,7 +2,10 @@
 // PipeCSV store, next to the baseline measured in the same run on the same file: reading the
 // file and splitting it into lines and fields (escapes honoured, nothing converted).
 //
-//     swift run -c release --package-path Benchmarks PipeCSVStoreBenchmark [persons ...]
+//     swift run -c release --package-path Benchmarks PipeCSVStoreBenchmark [--runs N] [persons ...]
+//
+// `--runs N` sets the number of runs (default 7 up to 100k persons, 3 above); `--runs 1` is the
+// form for a profile under callgrind.
 //
 // The data of specs/performance.md: Person {name, email, age Int32, score Double, born Date,
 // team → Team} and one Team {name, players →> Person} per 100 persons. "load" adds the store to
@@ -58,7 +61,13 @@ func split(_ url: URL) throws -> Int {
 }
 
 PersistentStores.registerBuiltInStoreTypes()
-let counts = CommandLine.arguments.dropFirst().compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+var arguments = Array(CommandLine.arguments.dropFirst())
+var requestedRuns: Int?
+if let flag = arguments.firstIndex(of: "--runs"), flag + 1 < arguments.count {
+    requestedRuns = Int(arguments[flag + 1]).map { max(1, $0) }
+    arguments.removeSubrange(flag...(flag + 1))
+}
+let counts = arguments.compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
 let personCounts = counts.isEmpty ? [10_000, 100_000] : counts
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("PipeCSVStoreBenchmark-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -69,7 +78,7 @@ print("persons | file MB | save | load | split into fields | load / split | RSS 
 for persons in personCounts {
     let url = directory.appendingPathComponent("People-\(persons).txt")
     let teamCount = max(1, persons / 100)
-    let runs = persons <= 100_000 ? 7 : 3
+    let runs = requestedRuns ?? (persons <= 100_000 ? 7 : 3)
 
     var save = Timing(name: "save")
     for _ in 0..<runs {
