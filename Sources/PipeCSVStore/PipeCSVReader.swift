@@ -568,7 +568,7 @@ struct PipeCSVReader {
     /// this is the double `Double(text)` gives (Clinger's fast path). nil for anything else
     /// (exponents, `inf`, `nan`, longer mantissas), which the general path reads.
     @inline(__always)
-    private static func plainDouble(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
+    static func plainDouble(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
         var index = 0
         let negative = raw.count > 0 && raw[0] == UInt8(ascii: "-")
         if negative { index = 1 }

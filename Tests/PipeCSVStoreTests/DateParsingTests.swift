@@ -39,4 +39,35 @@ import Testing
             #expect(parsed.timeIntervalSinceReferenceDate.bitPattern == expected.bitPattern, "\(text)")
         }
     }
+
+    @Test func writerFormDatesReadFromTheBytesAgreeWithTheGeneralParser() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = [
+            "2011-07-30 22:18:37 +0000", "2011-07-30 22:18:37.25 +0000", "2000-02-29 00:00:00 +0000", "1900-02-29 00:00:00 +0000",
+            "2011-02-30 00:00:00 +0000", "2011-13-01 00:00:00 +0000", "2011-07-30 24:00:00 +0000", "2011-07-30 22:60:37 +0000",
+            "2011-07-30 22:18:60 +0000", "2011-07-30 22:18:37. +0000", "2011-07-30 22:18:37.123456789012345 +0000",
+            "2011-07-30 22:18:37.1234567890123456 +0000", "2011-07-30 22:18:37 +0100", "2011-07-30 22:18:37 Z",
+            "12011-07-30 22:18:37 +0000", "-2011-07-30 22:18:37 +0000", "0000-01-01 00:00:00.5 +0000", "2011-07-30T22:18:37 +0000",
+            "2011-07-30 22:18:37.000 +0000", "9999-12-31 23:59:59.999999999999999 +0000",
+        ]
+        for _ in 0..<20_000 {
+            let seconds = Double.random(in: -6e10...2.5e11, using: &generator)
+            for value in [seconds, (seconds * 4).rounded() / 4, seconds.rounded()] {
+                texts.append(try #require(PipeCSVDateFormat.format(Date(timeIntervalSinceReferenceDate: value))))
+            }
+        }
+        var fast = 0
+        for text in texts {
+            let general = PipeCSVDateFormat.parse(utf8: Array(text.utf8))
+            let common = Array(text.utf8).withUnsafeBytes { PipeCSVDateFormat.parseCommon($0) }
+            if let common {
+                fast += 1
+                #expect(common.timeIntervalSinceReferenceDate.bitPattern == general?.timeIntervalSinceReferenceDate.bitPattern, "\(text)")
+            }
+        }
+        #expect(fast > 40_000)  // the writer's form with a four-digit year takes the fast path
+        for text in ["2011-02-30 00:00:00 +0000", "2011-07-30 22:18:37 +0100", "12011-07-30 22:18:37 +0000", "2011-07-30 22:18:37. +0000"] {
+            #expect(Array(text.utf8).withUnsafeBytes { PipeCSVDateFormat.parseCommon($0) } == nil, "\(text)")
+        }
+    }
 }

@@ -82,4 +82,61 @@ struct SlottedNodeTests {
             #expect(node(players[2])?.destination(forToOne: "team") == nil)
         }
     }
+
+    @Test func doublesReadFromTheBytesAgreeWithTheDecimalParser() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "0.0", "-0.0", "1", "123.456", "9007199254740992", "9007199254740993", "0.1", "1234.5670000000001",
+                     "00012.50", "1.", ".5", "-", "", "1e5", "inf", "nan", "+1", "1.2.3", "0.0000000000000000000001",
+                     "0.00000000000000000000001", "12345678901234567890"]
+        for _ in 0..<20_000 {
+            let value = Double.random(in: -1e6...1e6, using: &generator)
+            texts.append(value.description)
+            texts.append(((value * 1000).rounded() / 1000).description)
+        }
+        var fast = 0
+        for text in texts {
+            let parsed = Array(text.utf8).withUnsafeBufferPointer { PipeCSVReader.plainDouble($0) }
+            guard let parsed else { continue }  // nil: the general path reads the text
+            fast += 1
+            let expected = try #require(Double(text), "\(text)")
+            #expect(parsed.bitPattern == expected.bitPattern, "\(text)")
+        }
+        #expect(fast > 20_000)  // most writer-form doubles take the fast path
+        for text in ["1.", ".5", "-", "", "1e5", "inf", "nan", "+1", "1.2.3", "12345678901234567890", "0.00000000000000000000001"] {
+            #expect(Array(text.utf8).withUnsafeBufferPointer { PipeCSVReader.plainDouble($0) } == nil, "\(text)")
+        }
+    }
+
+    @Test func uuidReferencesResolveByTheirTextExactly() throws {
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("League.txt")
+            let team = "9F2662B9-3006-4B8D-BC43-EA68DB7AD037"
+            // An escaped reference names the same object as its unescaped text; a lower-case
+            // spelling of a UUID is another reference.
+            let lines = [
+                "Team|\(team)|name=Crew|players=5247F86F-0397-4814-9AF7-5F6946BE20C4,\\5247F86F-0397-4814-9AF7-5F6946BE20C5",
+                "Player|5247F86F-0397-4814-9AF7-5F6946BE20C4|firstName=A|team=\\\(team)",
+                "Player|\\5247F86F-0397-4814-9AF7-5F6946BE20C5|firstName=B|team=\(team)",
+            ]
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
+            try customStoreMetadata.write(to: PipeCSVStore.metadataURL(forStoreAt: url))
+            let nodes = try loadedNodes(Models.league, at: url)
+            #expect(nodes.count == 3)
+            let players = nodes.filter { $0.entityName == "Player" }
+            #expect(players.count == 2)
+            for player in players {
+                #expect(player.destination(forToOne: "team")?.referenceObject == .string(team))
+            }
+            let teamNode = try #require(nodes.first { $0.entityName == "Team" })
+            #expect(Set(teamNode.destinations(forToMany: "players")?.compactMap(\.referenceObject) ?? [])
+                == [.string("5247F86F-0397-4814-9AF7-5F6946BE20C4"), .string("5247F86F-0397-4814-9AF7-5F6946BE20C5")])
+
+            let lowerCase = "Team|\(team)|name=Crew\nPlayer|p1|firstName=A|team=\(team.lowercased())\n"
+            let error = try loadError(Array(lowerCase.utf8))
+            #expect(error?.message.contains("refers to \"\(team.lowercased())\", which no line of the file defines") == true, "\(String(describing: error))")
+            let duplicate = "Team|\(team)|name=Crew\nPlayer|\\\(team)|firstName=A\n"
+            let duplicateError = try loadError(Array(duplicate.utf8))
+            #expect(duplicateError?.message.contains("duplicate reference object \"\(team)\"") == true, "\(String(describing: duplicateError))")
+        }
+    }
 }
