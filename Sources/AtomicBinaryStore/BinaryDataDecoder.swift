@@ -210,6 +210,9 @@ struct BinaryDataDecoder {
                 directory.ids.reserveCapacity(max(directory.ids.count + count, directory.ids.capacity * 2))
             }
             let first = directory.ids.count
+            // The first ID of the block; later ones are made from it without looking the
+            // entity and store names up again.
+            var prototype: ObjectID?
             for local in 0..<count {
                 func what() -> String { "the reference object of \(entityName) node \(first + local)" }
                 let start = reader.position
@@ -226,7 +229,13 @@ struct BinaryDataDecoder {
                         "bad tag 0x\(String(tag.rawValue, radix: 16)) (\(tag.name)) for \(what()): a reference object is an int, a string or a uuid",
                         at: start)
                 }
-                directory.ids.append(ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, reference: reference))
+                if let id = prototype?.permanentID(withReference: reference) {
+                    directory.ids.append(id)
+                } else {
+                    let id = ObjectID(storeIdentifier: storeIdentifier, entityName: entityName, reference: reference)
+                    prototype = id
+                    directory.ids.append(id)
+                }
                 if keepingPositions { directory.positions.append(start) }
             }
             directory.blocks.append(Block(entityName: entityName, nodes: first..<directory.ids.count))

@@ -99,8 +99,12 @@ struct PipeCSVReader {
         let byName: [String: Int]
         /// Empty to-manys for a node (transient ones not loaded).
         let emptyToManys: [[ObjectID]?]
-        /// The line on which each property was last seen (duplicate keys are an error).
+        /// The line on which each property beyond the 64th was last seen (duplicate keys are an
+        /// error; the first 64 are tracked in a bit mask per line).
         var seenOnLine: [Int]
+        /// The ID of the entity's first record: later IDs are made from it with another
+        /// reference object, without looking the entity and store names up again.
+        var prototypeID: ObjectID?
 
         init(entityName: String, layout: EntityLayout, model: ObjectModel) {
             self.entityName = entityName
@@ -325,7 +329,7 @@ struct PipeCSVReader {
         }
         let entityField = line.range.lowerBound..<entityEnd
         let plan: EntityPlan
-        if let last = state.lastPlan, bytes[entityField].elementsEqual(last.nameBytes) {
+        if let last = state.lastPlan, holds(entityField, last.nameBytes) {
             plan = last  // the same entity as the line before (no escapes: the bytes are the name)
         } else {
             let entityName = try text(entityField, line: line, what: "the entity name")
@@ -359,6 +363,7 @@ struct PipeCSVReader {
         var values = plan.layout.emptyValues
         let relationshipsStart = state.relationships.count
         var next = 0  // the property the writer writes after the previous one
+        var seen: UInt64 = 0  // bit n: property n was on this line (n < 64)
         var position = 2  // the field's index on the line
         var cursor = referenceEnd  // the separator before the next field
         while cursor < end {
@@ -373,7 +378,7 @@ struct PipeCSVReader {
             let keyRange = field.lowerBound..<equals
             let valueRange = equals + 1..<field.upperBound
             let index: Int
-            if next < plan.properties.count, bytes[keyRange].elementsEqual(plan.properties[next].nameBytes) {
+            if next < plan.properties.count, holds(keyRange, plan.properties[next].nameBytes) {
                 index = next
             } else {
                 let key = try text(keyRange, line: line, what: "a property name")
@@ -385,10 +390,17 @@ struct PipeCSVReader {
             }
             next = index + 1
             let property = plan.properties[index]
-            guard plan.seenOnLine[index] != line.number else {
+            let seenBefore: Bool
+            if index < 64 {
+                seenBefore = seen & (1 << UInt64(index)) != 0
+                seen |= 1 << UInt64(index)
+            } else {
+                seenBefore = plan.seenOnLine[index] == line.number
+                plan.seenOnLine[index] = line.number
+            }
+            guard !seenBefore else {
                 throw failure(line.number, "property \(property.name) appears twice", entity: entityName, property: property.name)
             }
-            plan.seenOnLine[index] = line.number
             switch property.kind {
             case .attribute(let type, let slot):
                 if PipeCSVEscaping.isNull(bytes, valueRange) { continue }
@@ -429,12 +441,19 @@ struct PipeCSVReader {
             }
         }
         let recordIndex = state.records.count
-        let ownKey = Self.key(ofReference: reference)
+        let ownKey = uuidKey(referenceField) ?? Self.key(ofReference: reference)
         if let previous = state.owners.updateValue(recordIndex, forKey: ownKey), state.firstDuplicate == nil {
             state.firstDuplicate = (recordIndex, previous, reference)
         }
+        let id: ObjectID
+        if let made = plan.prototypeID?.permanentID(withReference: .string(reference)) {
+            id = made
+        } else {
+            id = objectID(entityName, reference)
+            plan.prototypeID = id
+        }
         state.records.append(Record(
-            line: line.number, plan: plan, objectID: objectID(entityName, reference), values: values,
+            line: line.number, plan: plan, objectID: id, values: values,
             relationships: relationshipsStart..<state.relationships.count))
     }
 
@@ -461,13 +480,36 @@ struct PipeCSVReader {
 
     /// The owner-table key of a reference in a relationship value; invalid UTF-8 is an error.
     private func referenceKey(_ range: Range<Int>, line: Line, what: @autoclosure () -> String) throws -> ReferenceKey {
+        if let key = uuidKey(range) { return key }
+        return Self.key(ofReference: try text(range, line: line, what: what()))
+    }
+
+    /// The key of a reference whose bytes are a canonical upper-case UUID (hex digits and
+    /// dashes only, so no escapes: the bytes are the text); nil otherwise.
+    @inline(__always)
+    private func uuidKey(_ range: Range<Int>) -> ReferenceKey? {
         let uuid = bytes.withUnsafeBufferPointer { buffer in
             // `range` is a range of `bytes` (found in them by the caller).
-            range.upperBound <= buffer.count ? Self.uuidBits(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[range]))) : nil
+            range.lowerBound >= 0 && range.upperBound <= buffer.count
+                ? Self.uuidBits(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[range]))) : nil
         }
-        if let uuid { return .uuid(uuid.high, uuid.low) }  // hex digits and dashes only: no escapes
-        let text = try text(range, line: line, what: what())
-        return Self.key(ofReference: text)
+        return uuid.map { .uuid($0.high, $0.low) }
+    }
+
+    /// Whether a range of the file holds exactly `name`'s bytes.
+    @inline(__always)
+    private func holds(_ range: Range<Int>, _ name: [UInt8]) -> Bool {
+        guard range.count == name.count else { return false }
+        if range.isEmpty { return true }
+        return bytes.withUnsafeBufferPointer { buffer in
+            name.withUnsafeBufferPointer { name in
+                // Both regions have `range.count` bytes: the range lies within the file.
+                guard range.lowerBound >= 0, range.upperBound <= buffer.count, let file = buffer.baseAddress,
+                    let name = name.baseAddress
+                else { return false }
+                return memcmp(file + range.lowerBound, name, range.count) == 0
+            }
+        }
     }
 
     /// The owner-table key of a reference whose text is known.

@@ -534,7 +534,19 @@ final class XMLStoreReader {
     ) throws {
         let records = document.records
         // One ID per object, shared by its node and every reference to it.
-        let ids = records.map { ObjectID(storeIdentifier: storeIdentifier, entityName: $0.entity, reference: .int($0.number)) }
+        // Objects of one entity usually follow each other: an ID is made from the previous one
+        // of its entity without looking the entity and store names up again.
+        var previous: (entity: ObjectIdentifier, id: ObjectID)?
+        let ids = records.map { record in
+            if let previous, previous.entity == ObjectIdentifier(record.layout),
+                let id = previous.id.permanentID(withReference: .int(record.number))
+            {
+                return id
+            }
+            let id = ObjectID(storeIdentifier: storeIdentifier, entityName: record.entity, reference: .int(record.number))
+            previous = (ObjectIdentifier(record.layout), id)
+            return id
+        }
         for (position, record) in records.enumerated() {
             var values = record.values
             var toManys = record.layout.emptyToManys

@@ -34,6 +34,14 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         self.init(entity: NameTable.entities.intern(entityName), store: NameTable.stores.intern(storeIdentifier), reference: reference)
     }
 
+    /// A permanent ID of the same entity and store with another reference object, made without
+    /// looking the entity name and store identifier up again (what a loader making thousands of
+    /// IDs of one entity uses); nil when this ID is temporary.
+    public func permanentID(withReference reference: ReferenceObject) -> ObjectID? {
+        guard let store else { return nil }
+        return ObjectID(entity: entity, store: store, reference: reference)
+    }
+
     init(entity: InternedName, store: InternedName?, reference: ReferenceObject) {
         self.entity = entity
         self.store = store

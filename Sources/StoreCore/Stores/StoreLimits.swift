@@ -87,6 +87,21 @@ public struct StoreLimits: Sendable, Hashable {
 
     /// The first value of `node` longer than ``maximumValueLength``: its key and length.
     func overlongValue(in node: StoreNode) -> (key: String, length: Int)? {
+        if let layout = node.layout {
+            // A slotted node: read its value slots in place (its `attributes` view would build a
+            // dictionary for every node a load adds), in slot order.
+            let values = node.slots(in: layout).values
+            for slot in 0..<min(layout.attributeCount, values.count) {
+                let length: Int
+                switch values[slot] {
+                case .string(let text): length = text.utf8.count
+                case .data(let data): length = data.count
+                default: continue
+                }
+                if length > maximumValueLength { return (layout.attributeNames[slot], length) }
+            }
+            return nil
+        }
         for (key, value) in node.attributes {
             let length: Int
             switch value {
