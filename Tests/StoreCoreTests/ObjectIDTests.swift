@@ -16,6 +16,15 @@ import Testing
         #expect(decoded == id)
     }
 
+    @Test func anIDMadeFromAnotherWithAnotherReferenceEqualsOneMadeFromNames() {
+        let first = ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: .int(1))
+        let made = first.permanentID(withReference: .string("x"))
+        #expect(made == ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: .string("x")))
+        #expect(made?.hashValue == ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: .string("x")).hashValue)
+        #expect(made != first)
+        #expect(ObjectID.temporary(entityName: "Team").permanentID(withReference: .int(2)) == nil)
+    }
+
     @Test func intReferencesUseCoreDataForm() {
         let id = ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: .int(7))
         #expect(id.uriRepresentation.absoluteString == "x-coredata://45AD66DE-CC52-4B2B-931C-6ACA69BB5507/Team/p7")
