@@ -3,7 +3,7 @@
 //   - a plain libxml2 xmlTextReader scan of the same file (every node read, nothing converted),
 //   - JSONDecoder decoding the same objects from JSON into Swift structs.
 //
-//     swift run -c release --package-path Benchmarks XMLStoreBenchmark [people ...]
+//     swift run -c release --package-path Benchmarks XMLStoreBenchmark [--runs N] [people ...]
 //
 // Each count of Person objects (default 10,000, 100,000 and 150,000, the last giving a file of
 // about 100 MB) belongs to one of 1 + count/50 teams. Times are medians of several runs; RSS is
@@ -111,7 +111,14 @@ func scan(_ url: URL) -> Int {
 // MARK: Running
 
 PersistentStores.registerBuiltInStoreTypes()
-let counts = CommandLine.arguments.dropFirst().compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+// `--runs N` sets the number of runs (default 7 up to 100k people, 5 above).
+var arguments = Array(CommandLine.arguments.dropFirst())
+var requestedRuns: Int?
+if let flag = arguments.firstIndex(of: "--runs"), flag + 1 < arguments.count {
+    requestedRuns = Int(arguments[flag + 1]).map { max(1, $0) }
+    arguments.removeSubrange(flag...(flag + 1))
+}
+let counts = arguments.compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
 let peopleCounts = counts.isEmpty ? [10_000, 100_000, 150_000] : counts
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("XMLStoreBenchmark-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -122,7 +129,7 @@ print("people  | file MB | save       | load       | xmlTextReader scan | load/s
 for people in peopleCounts {
     let url = directory.appendingPathComponent("People-\(people).xml")
     let teamCount = 1 + people / 50
-    let runs = people <= 100_000 ? 7 : 5
+    let runs = requestedRuns ?? (people <= 100_000 ? 7 : 5)
 
     // Save: a fresh store holding every object, written in one save.
     var saveTimes: [Duration] = []
