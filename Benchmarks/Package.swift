@@ -37,7 +37,7 @@ let package = Package(
         // file and JSONDecoder on the same data.
         .executableTarget(
             name: "XMLStoreBenchmark",
-            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibXML2"],
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibXML2", "BenchmarkSupport"],
             path: "Sources/XMLStoreBenchmark"),
         // W9: save then load N nodes in the PipeCSV store vs splitting the same file into fields.
         .executableTarget(

@@ -10,6 +10,7 @@
 // the resident size after the step and the process's peak so far.
 
 import BenchmarkLibXML2
+import BenchmarkSupport
 import Foundation
 import PersistentStores
 
@@ -178,11 +179,16 @@ for people in peopleCounts {
     var loadTimes: [Duration] = []
     var scanTimes: [Duration] = []
     var jsonTimes: [Duration] = []
+    // CPU time of the measuring thread: on a busy machine the steadier figure.
+    var loadCPU: [Double] = []
+    var scanCPU: [Double] = []
+    var jsonCPU: [Double] = []
     var afterLoad = (rss: 0, peak: 0)
     for _ in 0..<runs {
         // The results stay alive until after the clock stops: freeing them is not loading.
         var loaded = 0
         var coordinator: PersistentStoreCoordinator?
+        var cpuStart = threadCPUSeconds()
         loadTimes.append(try clock.measure {
             let opened = PersistentStoreCoordinator(model: model)
             _ = try opened.addPersistentStore(type: "XML", at: url)
@@ -191,6 +197,7 @@ for people in peopleCounts {
             if case .count(let count) = try opened.execute(request) { loaded = count }
             coordinator = opened
         })
+        loadCPU.append(threadCPUSeconds() - cpuStart)
         afterLoad = memory()
         coordinator = nil
         guard loaded == people else {
@@ -198,13 +205,17 @@ for people in peopleCounts {
             exit(1)
         }
         var scanned = 0
+        cpuStart = threadCPUSeconds()
         scanTimes.append(clock.measure { scanned = scan(url) })
+        scanCPU.append(threadCPUSeconds() - cpuStart)
         guard scanned > people else {
             print("error: the scan read \(scanned) nodes")
             exit(1)
         }
         var decoded: JSONFile?
+        cpuStart = threadCPUSeconds()
         jsonTimes.append(try clock.measure { decoded = try JSONDecoder().decode(JSONFile.self, from: json) })
+        jsonCPU.append(threadCPUSeconds() - cpuStart)
         guard decoded?.people.count == people else { exit(1) }
         decoded = nil
     }
@@ -217,5 +228,9 @@ for people in peopleCounts {
             + format(scanTime) + "         | " + String(format: "%8.2f×", seconds(loadTime) / seconds(scanTime)) + " | "
             + format(jsonTime) + "  | " + String(format: "%8.2f×", seconds(loadTime) / seconds(jsonTime)) + " | "
             + "\(afterLoad.rss) / \(afterLoad.peak) MB")
+    let (load, scanned, decoded) = (Timing.median(loadCPU), Timing.median(scanCPU), Timing.median(jsonCPU))
+    print(
+        "        CPU of the measuring thread: load \(BenchmarkSupport.format(load)) | scan \(BenchmarkSupport.format(scanned)) | "
+            + "load/scan \(ratio(load / scanned)) | JSONDecoder \(BenchmarkSupport.format(decoded)) | load/JSON \(ratio(load / decoded))")
     try? FileManager.default.removeItem(at: url)
 }
