@@ -251,13 +251,17 @@ struct PipeCSVReader {
                 entity: record.entity)
         }
 
-        let records = state.records
-        state.records = []  // the loop below takes the only reference to each record's values
+        var records = state.records
+        state.records = []
         var nodes: [AtomicStoreCacheNode] = []
         nodes.reserveCapacity(records.count)
-        for record in records {
+        for index in records.indices {
+            // Take the values out of the table, so that `values` holds the only reference and
+            // setting a to-one copies nothing.
+            var values: [StoreValue] = []
+            swap(&values, &records[index].values)
+            let record = records[index]
             let plan = record.plan
-            var values = record.values
             var toManys = plan.emptyToManys
             for pending in state.relationships[record.relationships] {
                 let property = plan.properties[pending.property]
