@@ -394,6 +394,30 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         awakeFromFetch()
     }
 
+    /// Fills a fault from its committed snapshot (the row a fetch returned with it, which
+    /// counted the object as a holder of its row); false when it has none.
+    final func fillFromCommitted(in context: ManagedObjectContext) -> Bool {
+        guard let committedValues else { return false }
+        values = committedValues
+        if let extras {
+            if let committedVersion = extras.committedVersion { version = committedVersion }
+            extras.committedVersion = nil
+            extras.toOneObjects = []
+            extras.toManyValues = [:]
+            if let toManys = extras.committedToManys {
+                for (slot, ids) in toManys.enumerated() {
+                    guard let ids else { continue }
+                    extras.toManyValues[layout.toManyNames[slot]] = ObjectList(ids.map { context.object(with: $0) })
+                }
+            }
+        }
+        isFault = false
+        fillsFromCommitted = false
+        holdsRow = true
+        awakeFromFetch()
+        return true
+    }
+
     /// The store's form of the object's current values: attributes (not transient), to-ones,
     /// and the to-manys that are loaded (all of them for an inserted object). The value buffer
     /// is the object's own, shared, unless a to-one's ID changed or a transient value is set.

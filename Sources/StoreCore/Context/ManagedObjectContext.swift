@@ -707,9 +707,8 @@ public final class ManagedObjectContext {
             try fill(batch)
             if !object.isFault { return }
         }
-        if object.fillsFromCommitted, let node = object.committed {
+        if object.fillsFromCommitted, object.fillFromCommitted(in: self) {
             // A fetch returned this fault with its row (already counted as held).
-            object.fill(from: node, in: self, rowCounted: true)
             return
         }
         defer { settleRows() }

@@ -457,15 +457,16 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             if lastIsIncremental {
                 // One lookup: update the row (or add it) and count the fetching context's object.
-                let id = node.objectID
-                if let index = state.rowCache.index(forKey: id) {
-                    state.rowCache.values[index].node = node
-                    state.rowCache.values[index].holders += 1
-                } else {
-                    state.rowCache[id] = CachedRow(node: node, holders: 1)
-                }
+                Self.hold(&state.rowCache[node.objectID, default: CachedRow(node: node, holders: 0)], node)
             }
         }
+    }
+
+    /// Keeps `node` as the row and counts one more holder.
+    @inline(__always)
+    private static func hold(_ row: inout CachedRow, _ node: StoreNode) {
+        row.node = node
+        row.holders += 1
     }
 
     /// ``remember(_:in:readAt:)`` for rows read while a write may have run.
@@ -534,8 +535,13 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { state in
             for id in retained { state.rowCache[id]?.holders += 1 }
             for id in released {
-                guard let row = state.rowCache[id] else { continue }
-                if row.holders <= 1 { state.rowCache[id] = nil } else { state.rowCache[id]?.holders -= 1 }
+                // One lookup per ID.
+                guard let index = state.rowCache.index(forKey: id) else { continue }
+                if state.rowCache.values[index].holders <= 1 {
+                    state.rowCache.remove(at: index)
+                } else {
+                    state.rowCache.values[index].holders -= 1
+                }
             }
         }
     }
