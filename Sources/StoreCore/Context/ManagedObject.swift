@@ -38,6 +38,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final public internal(set) var isInserted = false
     /// Whether the object was deleted and not saved yet.
     final public internal(set) var isDeleted = false
+    // The flags are declared together so that they share one word of the object.
+    /// Whether the fault's values are the ``committed`` node a fetch returned (it fills from it
+    /// on first access, with no store or lock); false once the node may be stale.
+    final var fillsFromCommitted = false
+    /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
+    /// filled and has not become a fault since).
+    final var holdsRow = false
 
     /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
     /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
@@ -55,12 +62,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// the snapshot's to-manys), allocated the first time one of them is set: a fault, and an
     /// object with attributes and to-ones only that was just read, carry none of it.
     private final var extras: ManagedObjectExtras?
-    /// Whether the fault's values are the ``committed`` node a fetch returned (it fills from it
-    /// on first access, with no store or lock); false once the node may be stale.
-    final var fillsFromCommitted = false
-    /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
-    /// filled and has not become a fault since).
-    final var holdsRow = false
 
     /// The objects of to-one relationships that were set or resolved, by to-one index (value
     /// slot minus the attribute count); where one is present it is authoritative over the ID in
