@@ -456,17 +456,17 @@ public final class PersistentStoreCoordinator: Sendable {
                 lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
             }
             if lastIsIncremental {
-                // One lookup: update the row (or add it) and count the fetching context's object.
-                Self.hold(&state.rowCache[node.objectID, default: CachedRow(node: node, holders: 0)], node)
+                // One lookup for a cached row: update it and count the fetching context's object.
+                // (Modifying through `rowCache[id, default:]` copies the node twice more.)
+                let id = node.objectID
+                if let index = state.rowCache.index(forKey: id) {
+                    state.rowCache.values[index].node = node
+                    state.rowCache.values[index].holders += 1
+                } else {
+                    state.rowCache[id] = CachedRow(node: node, holders: 1)
+                }
             }
         }
-    }
-
-    /// Keeps `node` as the row and counts one more holder.
-    @inline(__always)
-    private static func hold(_ row: inout CachedRow, _ node: StoreNode) {
-        row.node = node
-        row.holders += 1
     }
 
     /// ``remember(_:in:readAt:)`` for rows read while a write may have run.
