@@ -34,6 +34,8 @@ struct SQLiteRowReader {
     /// The columns to select after `Z_PK, Z_ENT, Z_OPT`.
     let columns: [String]
     private let plans: [Int: Plan]
+    /// The plan when the reader reads one entity (no lookup per row).
+    private let onlyPlan: (number: Int, plan: Plan)?
     /// The store identifier of the IDs the reader makes.
     let storeIdentifier: String
     /// ID prefixes of every entity of the schema, by entity number (for to-ones that name a
@@ -85,6 +87,7 @@ struct SQLiteRowReader {
         }
         self.columns = columns
         self.plans = plans
+        self.onlyPlan = plans.count == 1 ? plans.first.map { ($0.key, $0.value) } : nil
     }
 
     /// The select list, each column prefixed by `alias.` when given.
@@ -98,7 +101,7 @@ struct SQLiteRowReader {
     func node(from statement: SQLiteStatement, url: URL?) throws -> StoreNode {
         let key = statement.int64(at: 0)
         let number = Int(statement.int64(at: 1))
-        guard let plan = plans[number] else {
+        guard let plan = onlyPlan?.number == number ? onlyPlan?.plan : plans[number] else {
             throw StoreError(
                 .persistentStoreOpen,
                 "Row \(key) of the store at \(url?.path ?? "(memory)") has entity number \(number), which is not one of the entities read",

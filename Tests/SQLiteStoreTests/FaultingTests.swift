@@ -36,6 +36,49 @@ struct FaultingTests {
         #expect(filled.allSatisfy { !$0.isFault }, "returnsObjectsAsFaults = false fills at once")
     }
 
+    @Test("An object's committed values stay as they were read while its values change, and come back")
+    func committedValuesSurviveChanges() throws {
+        let directory = try TemporaryDirectory()
+        let coordinator = try Self.store(3, in: directory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let people = try context.fetch(FetchRequest(entityName: "Person", sortKeys: [SortKey("age")]))
+        let person = try #require(people.first)
+        #expect(person.isFault)
+        #expect(person.committedValues(forKeys: ["name"]) == ["name": .string("person 0")], "a fetched fault keeps its row")
+        try person.setValue("changed", forKey: "name")
+        #expect(!person.isFault)
+        #expect(person.isUpdated)
+        #expect(person.changedValues() == ["name": .string("changed")])
+        #expect(person.committedValues(forKeys: ["name", "age"]) == ["name": .string("person 0"), "age": .int(0)])
+        #expect(people[1].value(forKey: "name", as: String.self) == "person 1", "other objects are untouched")
+        context.rollback()
+        #expect(person.value(forKey: "name", as: String.self) == "person 0")
+        #expect(!person.hasChanges)
+
+        try person.setValue("saved", forKey: "name")
+        try context.save()
+        #expect(!person.hasChanges)
+        #expect(person.committedValues(forKeys: ["name"]) == ["name": .string("saved")])
+        context.refresh(person, mergeChanges: false)
+        #expect(person.isFault)
+        #expect(person.value(forKey: "name", as: String.self) == "saved")
+
+        // To-manys: a team's loaded players are part of what it read.
+        let team = try context.insert(entityName: "Team")
+        try team.setValue("crew", forKey: "name")
+        try person.setObject(team, forKey: "team")
+        try context.save()
+        let other = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Team")
+        request.relationshipKeyPathsForPrefetching = ["players"]
+        let fetched = try #require(try other.fetch(request).first)
+        #expect(fetched.objects(forKey: "players").map { $0.value(forKey: "name", as: String.self) } == ["saved"])
+        try fetched.setValue("renamed", forKey: "name")
+        other.rollback()
+        #expect(fetched.value(forKey: "name", as: String.self) == "crew")
+        #expect(fetched.objects(forKey: "players").count == 1)
+    }
+
     @Test("A fault fetched before another context saved fills with the saved values after a merge")
     func aFaultDoesNotFillWithAStaleRow() throws {
         let directory = try TemporaryDirectory()

@@ -62,4 +62,48 @@ import Testing
         let url = try #require(URL(string: text))
         #expect(ObjectID(uriRepresentation: url) == nil)
     }
+
+    @Test func anIDIsThreeWords() {
+        #expect(MemoryLayout<ObjectID>.size == 24)
+    }
+
+    @Test func aTemporaryIDFromElsewhereRoundTripsAndStaysDistinct() throws {
+        let uuid = try #require(UUID(uuidString: "3BBC1923-0EA7-485C-9516-3B993D30D0CE"))
+        let url = try #require(URL(string: "x-coredata:///Player/t\(uuid.uuidString)"))
+        let first = try #require(ObjectID(uriRepresentation: url))
+        let second = try #require(ObjectID(uriRepresentation: url))
+        #expect(first == second)
+        #expect(Set([first, second]).count == 1)
+        #expect(first.isTemporaryID)
+        #expect(first.kind == .temporary(uuid))
+        #expect(first.uriRepresentation == url)
+        let made = ObjectID.temporary(entityName: "Player")
+        #expect(made != first)
+        // An ID made here and the same ID read back from its URI are one ID, whatever form each
+        // was built from.
+        let parsed = try #require(ObjectID(uriRepresentation: made.uriRepresentation))
+        #expect(parsed == made)
+        #expect(Set([made, parsed, first]).count == 2)
+        #expect(ObjectID(uriRepresentation: try #require(URL(string: "x-coredata:///Team/t\(uuid.uuidString)"))) != first)
+    }
+
+    @Test func referencesOfDifferentKindsStoresAndEntitiesDiffer() {
+        let store = "45AD66DE-CC52-4B2B-931C-6ACA69BB5507"
+        let int = ObjectID(storeIdentifier: store, entityName: "Team", reference: .int(1))
+        let text = ObjectID(storeIdentifier: store, entityName: "Team", reference: .string("1"))
+        let otherStore = ObjectID(storeIdentifier: "other", entityName: "Team", reference: .int(1))
+        let otherEntity = ObjectID(storeIdentifier: store, entityName: "Player", reference: .int(1))
+        let uuid = UUID()
+        let uuidID = ObjectID(storeIdentifier: store, entityName: "Team", reference: .uuid(uuid))
+        #expect(Set([int, text, otherStore, otherEntity, uuidID]).count == 5)
+        #expect(int == ObjectID(storeIdentifier: store, entityName: "Team", reference: .int(1)))
+        #expect(text == ObjectID(storeIdentifier: store, entityName: "Team", reference: .string("1")))
+        #expect(uuidID == ObjectID(storeIdentifier: store, entityName: "Team", reference: .uuid(uuid)))
+        #expect(int.referenceObject == .int(1))
+        #expect(text.referenceObject == .string("1"))
+        #expect(uuidID.referenceObject == .uuid(uuid))
+        #expect(int.kind == .permanent(storeIdentifier: store, reference: .int(1)))
+        #expect(otherStore.storeIdentifier == "other")
+        #expect(otherEntity.entityName == "Player")
+    }
 }

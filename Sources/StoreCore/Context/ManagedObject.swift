@@ -38,33 +38,124 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final public internal(set) var isInserted = false
     /// Whether the object was deleted and not saved yet.
     final public internal(set) var isDeleted = false
+    // The flags are declared together so that they share one word of the object.
+    /// Whether the fault's values are the ``committed`` node a fetch returned (it fills from it
+    /// on first access, with no store or lock); false once the node may be stale.
+    final var fillsFromCommitted = false
+    /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
+    /// filled and has not become a fault since).
+    final var holdsRow = false
 
     /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
     /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
     /// shared copy-on-write with the row cache and the committed snapshot.
     final var values: [StoreValue]
-    /// The objects of to-one relationships that were set or resolved, by to-one index (value
-    /// slot minus the attribute count); where one is present it is authoritative over the ID in
-    /// ``values`` (an inserted destination's ID changes when it is saved). Empty until needed.
-    final var toOneObjects: [ManagedObject?] = []
-    /// Loaded to-many relationships; an absent key is a to-many fault.
-    final var toManyValues: [String: ObjectList] = [:]
-    /// The values the store last had (for `committedValues(forKeys:)` and rollback).
-    final var committed: StoreNode?
-    final var changedKeys: Set<String> = []
+    /// The value slots the store last had (the committed snapshot's, for
+    /// `committedValues(forKeys:)`, rollback and merges); nil when there is no snapshot (an
+    /// unsaved insert, a fault never filled). Usually the same buffer as ``values``.
+    final var committedValues: [StoreValue]?
     /// The row version the object was read at (optimistic locking).
     final var version: Int64 = 0
     /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
     final var registrationOrder = 0
-    /// Whether the fault's values are the ``committed`` node a fetch returned (it fills from it
-    /// on first access, with no store or lock); false once the node may be stale.
-    final var fillsFromCommitted = false
+    /// What only some objects need (relationships resolved or loaded, changes, a fault batch,
+    /// the snapshot's to-manys), allocated the first time one of them is set: a fault, and an
+    /// object with attributes and to-ones only that was just read, carry none of it.
+    private final var extras: ManagedObjectExtras?
+
+    /// The objects of to-one relationships that were set or resolved, by to-one index (value
+    /// slot minus the attribute count); where one is present it is authoritative over the ID in
+    /// ``values`` (an inserted destination's ID changes when it is saved). Empty until needed.
+    final var toOneObjects: [ManagedObject?] {
+        get { extras?.toOneObjects ?? [] }
+        set {
+            if extras == nil && newValue.isEmpty { return }
+            madeExtras().toOneObjects = newValue
+        }
+        _modify { yield &madeExtras().toOneObjects }
+    }
+
+    /// Loaded to-many relationships; an absent key is a to-many fault.
+    final var toManyValues: [String: ObjectList] {
+        get { extras?.toManyValues ?? [:] }
+        set {
+            if extras == nil && newValue.isEmpty { return }
+            madeExtras().toManyValues = newValue
+        }
+        _modify { yield &madeExtras().toManyValues }
+    }
+
+    /// The keys changed since the last save (or fill).
+    final var changedKeys: Set<String> {
+        get { extras?.changedKeys ?? [] }
+        set {
+            if extras == nil && newValue.isEmpty { return }
+            madeExtras().changedKeys = newValue
+        }
+        _modify { yield &madeExtras().changedKeys }
+    }
+
     /// The batch of a batched fetch (``FetchRequest/fetchBatchSize``) the fault belongs to:
     /// firing it fills the whole batch with one fetch.
-    final var faultBatch: FaultBatch?
-    /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
-    /// filled and has not become a fault since).
-    final var holdsRow = false
+    final var faultBatch: FaultBatch? {
+        get { extras?.faultBatch }
+        set {
+            if extras == nil && newValue == nil { return }
+            madeExtras().faultBatch = newValue
+        }
+    }
+
+    /// The values the store last had (for `committedValues(forKeys:)` and rollback), as a node
+    /// of the object's layout: its value buffer is ``committedValues``. Setting it keeps the
+    /// node's slots in the object's layout and sets ``version`` to the node's.
+    final var committed: StoreNode? {
+        get {
+            guard let committedValues else { return nil }
+            return StoreNode(
+                objectID: objectID, layout: layout, values: committedValues,
+                toManys: extras?.committedToManys ?? layout.unloadedToManys, version: extras?.committedVersion ?? version)
+        }
+        set {
+            guard let newValue else {
+                committedValues = nil
+                extras?.committedToManys = nil
+                extras?.committedVersion = nil
+                return
+            }
+            let (nodeValues, nodeToManys) = newValue.slots(in: layout)
+            takeCommitted(values: nodeValues, toManys: nodeToManys, version: newValue.version)
+        }
+    }
+
+    /// Keeps a snapshot's slots as the committed values, at its version (which becomes the
+    /// object's).
+    private final func takeCommitted(values nodeValues: [StoreValue], toManys nodeToManys: [[ObjectID]?], version nodeVersion: Int64) {
+        committedValues = nodeValues
+        if nodeToManys.contains(where: { $0 != nil }) {
+            madeExtras().committedToManys = nodeToManys
+        } else {
+            extras?.committedToManys = nil
+        }
+        extras?.committedVersion = nil
+        version = nodeVersion
+    }
+
+    /// Changes the version the object is saved against without changing its committed snapshot
+    /// (a merge policy keeping the object's values over a newer row).
+    final func setVersion(keepingCommitted newVersion: Int64) {
+        if committedValues != nil, newVersion != version, extras?.committedVersion == nil {
+            madeExtras().committedVersion = version
+        }
+        version = newVersion
+    }
+
+    /// The extras, made when first needed.
+    private final func madeExtras() -> ManagedObjectExtras {
+        if let extras { return extras }
+        let made = ManagedObjectExtras()
+        extras = made
+        return made
+    }
 
     /// Creates an object of a compiled layout; contexts call this
     /// (``ManagedObjectContext/insert(entityName:)`` and fetches), applications do not.
@@ -85,10 +176,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Whether the object has unsaved changes (inserted, deleted or updated).
-    public final var hasChanges: Bool { isInserted || isDeleted || !changedKeys.isEmpty }
+    public final var hasChanges: Bool { isInserted || isDeleted || extras?.changedKeys.isEmpty == false }
 
     /// Whether the object has unsaved changes to its values.
-    public final var isUpdated: Bool { !isInserted && !isDeleted && !changedKeys.isEmpty }
+    public final var isUpdated: Bool { !isInserted && !isDeleted && extras?.changedKeys.isEmpty == false }
 
     /// `Entity <uri>` with its attribute values (or "fault").
     public final var description: String {
@@ -284,14 +375,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final func fill(from node: StoreNode, in context: ManagedObjectContext, rowCounted: Bool = false) {
         let (nodeValues, nodeToManys) = node.slots(in: layout)
         values = nodeValues
-        toOneObjects = []
-        toManyValues = [:]
+        if let extras {
+            extras.toOneObjects = []
+            extras.toManyValues = [:]
+        }
         for (slot, ids) in nodeToManys.enumerated() {
             guard let ids else { continue }
             toManyValues[layout.toManyNames[slot]] = ObjectList(ids.map { context.object(with: $0) })
         }
-        committed = node
-        version = node.version
+        takeCommitted(values: nodeValues, toManys: nodeToManys, version: node.version)
         isFault = false
         fillsFromCommitted = false
         if rowCounted {
@@ -301,6 +393,30 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             context.rowsToRetain.append(objectID)
         }
         awakeFromFetch()
+    }
+
+    /// Fills a fault from its committed snapshot (the row a fetch returned with it, which
+    /// counted the object as a holder of its row); false when it has none.
+    final func fillFromCommitted(in context: ManagedObjectContext) -> Bool {
+        guard let committedValues else { return false }
+        values = committedValues
+        if let extras {
+            if let committedVersion = extras.committedVersion { version = committedVersion }
+            extras.committedVersion = nil
+            extras.toOneObjects = []
+            extras.toManyValues = [:]
+            if let toManys = extras.committedToManys {
+                for (slot, ids) in toManys.enumerated() {
+                    guard let ids else { continue }
+                    extras.toManyValues[layout.toManyNames[slot]] = ObjectList(ids.map { context.object(with: $0) })
+                }
+            }
+        }
+        isFault = false
+        fillsFromCommitted = false
+        holdsRow = true
+        awakeFromFetch()
+        return true
     }
 
     /// The store's form of the object's current values: attributes (not transient), to-ones,
@@ -332,8 +448,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for
     /// both), unless the object keeps transient values the snapshot leaves out.
     final func adoptCommittedValues() {
-        guard layout.transientValueSlots.isEmpty, let committed, committed.layout === layout else { return }
-        values = committed.slots(in: layout).values
+        guard layout.transientValueSlots.isEmpty, let committedValues else { return }
+        values = committedValues
     }
 
     // MARK: Slots
@@ -402,9 +518,29 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final func turnIntoFault() {
         fillsFromCommitted = false
         values = objectID.isTemporaryID ? layout.emptyValues : []
-        toOneObjects = []
-        toManyValues = [:]
-        changedKeys = []
+        if let extras {
+            extras.toOneObjects = []
+            extras.toManyValues = [:]
+            extras.changedKeys = []
+        }
         isFault = !objectID.isTemporaryID
     }
+}
+
+/// The state of a ``ManagedObject`` that only some objects need, kept out of line so that a
+/// fault and a freshly read object stay small (see ``ManagedObject``'s `extras`).
+final class ManagedObjectExtras {
+    /// See ``ManagedObject/toOneObjects``.
+    var toOneObjects: [ManagedObject?] = []
+    /// See ``ManagedObject/toManyValues``.
+    var toManyValues: [String: ObjectList] = [:]
+    /// See ``ManagedObject/changedKeys``.
+    var changedKeys: Set<String> = []
+    /// See ``ManagedObject/faultBatch``.
+    var faultBatch: FaultBatch?
+    /// The committed snapshot's to-many slots, when its layout has any (nil: none loaded).
+    var committedToManys: [[ObjectID]?]?
+    /// The committed snapshot's version when the object's ``ManagedObject/version`` moved on
+    /// without it (``ManagedObject/setVersion(keepingCommitted:)``); nil when they are equal.
+    var committedVersion: Int64?
 }

@@ -47,6 +47,8 @@ public final class ManagedObjectContext {
     /// (The layout is kept so its identifier cannot be reused by another layout.)
     private var classCache: [ObjectIdentifier: (layout: EntityLayout, type: ManagedObject.Type)] = [:]
     private var classCacheGeneration = -1
+    /// The last entry of `classCache` used.
+    private var lastClass: (layout: EntityLayout, type: ManagedObject.Type)?
     /// Rows this context's objects started or stopped holding, told to the coordinator in one
     /// call at the end of each operation (``settleRows()``).
     var rowsToRetain: [ObjectID] = []
@@ -138,15 +140,15 @@ public final class ManagedObjectContext {
     /// Throws 134060 for an unknown entity, 1550 for an abstract one.
     @discardableResult
     public func insert(entityName: String) throws -> ManagedObject {
-        guard let entity = coordinator.model.entity(named: entityName) else {
+        guard let layout = coordinator.model.layout(ofEntity: entityName) else {
             throw StoreError(.coreData, "The model has no entity named \(entityName)", entityName: entityName)
         }
-        guard !entity.isAbstract else {
+        guard !layout.entity.isAbstract else {
             throw StoreError(
                 .managedObjectValidation, "\(entityName) is abstract; insert one of its sub-entities",
                 entityName: entityName)
         }
-        let object = makeObject(entityName: entityName, objectID: .temporary(entityName: entityName))
+        let object = objectClass(for: layout).init(layout: layout, objectID: .temporary(scope: layout.temporaryScope))
         object.values = object.layout.defaultValues
         object.isFault = false
         object.isInserted = true
@@ -551,7 +553,7 @@ public final class ManagedObjectContext {
             if object.isDeleted {
                 switch mergePolicy {
                 case .overwrite, .mergeByPropertyObjectTrump, .error:
-                    object.version = current.version
+                    object.setVersion(keepingCommitted: current.version)
                 case .rollback, .mergeByPropertyStoreTrump:
                     deleted[ObjectIdentifier(object)] = nil
                     object.isDeleted = false
@@ -562,7 +564,7 @@ public final class ManagedObjectContext {
             }
             switch mergePolicy {
             case .overwrite, .error:
-                object.version = current.version
+                object.setVersion(keepingCommitted: current.version)
             case .rollback:
                 object.fill(from: current, in: self)
                 object.changedKeys = []
@@ -705,9 +707,8 @@ public final class ManagedObjectContext {
             try fill(batch)
             if !object.isFault { return }
         }
-        if object.fillsFromCommitted, let node = object.committed {
+        if object.fillsFromCommitted, object.fillFromCommitted(in: self) {
             // A fetch returned this fault with its row (already counted as held).
-            object.fill(from: node, in: self, rowCounted: true)
             return
         }
         defer { settleRows() }
@@ -789,11 +790,19 @@ public final class ManagedObjectContext {
         let generation = coordinator.classGeneration.load(ordering: .acquiring)
         if generation != classCacheGeneration {
             classCache = [:]
+            lastClass = nil
             classCacheGeneration = generation
         }
-        if let known = classCache[ObjectIdentifier(layout)] { return known.type }
-        let type = coordinator.objectClass(forEntityName: layout.entityName)
-        classCache[ObjectIdentifier(layout)] = (layout, type)
+        // A fetch makes objects of one layout in a row: the last answer needs no lookup.
+        if let lastClass, lastClass.layout === layout { return lastClass.type }
+        let type: ManagedObject.Type
+        if let known = classCache[ObjectIdentifier(layout)] {
+            type = known.type
+        } else {
+            type = coordinator.objectClass(forEntityName: layout.entityName)
+            classCache[ObjectIdentifier(layout)] = (layout, type)
+        }
+        lastClass = (layout, type)
         return type
     }
 

@@ -456,7 +456,8 @@ public final class PersistentStoreCoordinator: Sendable {
                 lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
             }
             if lastIsIncremental {
-                // One lookup: update the row (or add it) and count the fetching context's object.
+                // One lookup for a cached row: update it and count the fetching context's object.
+                // (Modifying through `rowCache[id, default:]` copies the node twice more.)
                 let id = node.objectID
                 if let index = state.rowCache.index(forKey: id) {
                     state.rowCache.values[index].node = node
@@ -534,8 +535,13 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { state in
             for id in retained { state.rowCache[id]?.holders += 1 }
             for id in released {
-                guard let row = state.rowCache[id] else { continue }
-                if row.holders <= 1 { state.rowCache[id] = nil } else { state.rowCache[id]?.holders -= 1 }
+                // One lookup per ID.
+                guard let index = state.rowCache.index(forKey: id) else { continue }
+                if state.rowCache.values[index].holders <= 1 {
+                    state.rowCache.remove(at: index)
+                } else {
+                    state.rowCache.values[index].holders -= 1
+                }
             }
         }
     }

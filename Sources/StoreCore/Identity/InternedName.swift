@@ -39,31 +39,72 @@ final class NameTable: Sendable {
     }
 }
 
+/// The entity and store of object IDs (no store for temporary IDs), interned together so that
+/// an ``ObjectID`` holds both as one pointer.
+///
+/// Scopes are never freed: the table keeps every one it hands out for the life of the process
+/// (one small object per entity and per entity and store pair ever used), which makes the
+/// `unowned(unsafe)` reference in ``ObjectID`` safe.
+final class ObjectIDScope: Sendable {
+    /// The entity name.
+    let entity: InternedName
+    /// The store identifier; nil for temporary IDs.
+    let store: InternedName?
+
+    private init(entity: InternedName, store: InternedName?) {
+        self.entity = entity
+        self.store = store
+    }
+
+    private static let table = Locked<[Int: ObjectIDScope]>([:])
+
+    /// The scope of an interned entity and store (the same object for equal names, for ever).
+    static func scope(entity: InternedName, store: InternedName?) -> ObjectIDScope {
+        // Entity and store numbers are small and dense: one integer keys the pair.
+        let key = entity.number << 32 | (store.map { $0.number + 1 } ?? 0)
+        return table.withLock { table in
+            if let existing = table[key] { return existing }
+            let scope = ObjectIDScope(entity: entity, store: store)
+            table[key] = scope
+            return scope
+        }
+    }
+
+    /// The scope of permanent IDs of `entityName` in the store `storeIdentifier`.
+    static func permanent(entityName: String, storeIdentifier: String) -> ObjectIDScope {
+        scope(entity: NameTable.entities.intern(entityName), store: NameTable.stores.intern(storeIdentifier))
+    }
+
+    /// The scope of temporary IDs of `entityName`.
+    static func temporary(entityName: String) -> ObjectIDScope {
+        scope(entity: NameTable.entities.intern(entityName), store: nil)
+    }
+}
+
 /// The store and entity parts of object IDs, interned once, for stores that make many IDs of
 /// one entity (a fetch's rows): ``objectID(_:)`` makes an ID without a table lookup.
 package struct ObjectIDPrefix: Sendable {
-    // Interned names are never freed (see ``InternedName``), so holding them strongly here
-    // costs nothing beyond the table's own reference.
-    let entity: InternedName
-    let store: InternedName
+    // Scopes are never freed (see ``ObjectIDScope``), so holding one strongly here costs
+    // nothing beyond the table's own reference.
+    let scope: ObjectIDScope
 
     /// The prefix of permanent IDs of `entityName` in the store `storeIdentifier`.
     package init(storeIdentifier: String, entityName: String) {
-        entity = NameTable.entities.intern(entityName)
-        store = NameTable.stores.intern(storeIdentifier)
+        scope = ObjectIDScope.permanent(entityName: entityName, storeIdentifier: storeIdentifier)
     }
 
     /// The prefix of permanent IDs of the entity of `objectID` in the store `storeIdentifier`.
     package init(storeIdentifier: String, entityOf objectID: ObjectID) {
-        entity = objectID.internedEntity
-        store = NameTable.stores.intern(storeIdentifier)
+        scope = ObjectIDScope.scope(entity: objectID.internedEntity, store: NameTable.stores.intern(storeIdentifier))
     }
 
     /// The store identifier.
-    package var storeIdentifier: String { store.text }
+    package var storeIdentifier: String { scope.store?.text ?? "" }
 
     /// The permanent ID with this reference.
+    @inline(__always)
     package func objectID(_ reference: ReferenceObject) -> ObjectID {
-        ObjectID(entity: entity, store: store, reference: reference)
+        if case .int(let key) = reference { return ObjectID(scope: scope, key: key) }
+        return ObjectID(scope: scope, reference: reference)
     }
 }

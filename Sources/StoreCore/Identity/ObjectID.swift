@@ -10,7 +10,7 @@ import Foundation
 /// - temporary `x-coredata:///<Entity>/t<UUID>`.
 ///
 /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` turns a URI back into
-/// an ID.
+/// an ID. An ID is three words (24 bytes) and retains nothing when its reference is an integer.
 public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Permanent (store + reference) or temporary.
     public enum Kind: Sendable, Hashable {
@@ -20,51 +20,88 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         case temporary(UUID)
     }
 
-    // The entity name and store identifier are interned (``NameTable``): an ID holds two
-    // pointers and its reference, so copying one retains nothing for integer references, and
-    // comparing or hashing one never reads text. `unowned(unsafe)` is safe because interned
-    // names are never freed (the tables keep each one for the life of the process).
-    private unowned(unsafe) let entity: InternedName
-    /// The store; nil for a temporary ID (whose reference is then `.uuid`).
-    private unowned(unsafe) let store: InternedName?
-    private let reference: ReferenceObject
+    // An ID is three words. The entity and the store are interned together as one
+    // ``ObjectIDScope`` (a pointer: comparing or hashing it never reads text). An integer
+    // reference (SQLite's `Z_PK`, the Binary and XML stores' numbers) is held in `key` with no
+    // box; so is a temporary ID made by this process (the counter of its UUID, see
+    // ``UUIDGenerator``). String and UUID references, and temporary UUIDs from elsewhere, are
+    // held in a box. Each ID has exactly one of these forms, so equal IDs have equal fields.
+    // `unowned(unsafe)` is safe because scopes are never freed (the table keeps each one for
+    // the life of the process); copying an integer ID therefore retains nothing.
+    private unowned(unsafe) let scope: ObjectIDScope
+    private let key: Int64
+    private let box: ReferenceBox?
 
     /// A permanent ID.
     public init(storeIdentifier: String, entityName: String, reference: ReferenceObject) {
-        self.init(entity: NameTable.entities.intern(entityName), store: NameTable.stores.intern(storeIdentifier), reference: reference)
+        self.init(scope: ObjectIDScope.permanent(entityName: entityName, storeIdentifier: storeIdentifier), reference: reference)
     }
 
     /// A permanent ID of the same entity and store with another reference object, made without
     /// looking the entity name and store identifier up again (what a loader making thousands of
     /// IDs of one entity uses); nil when this ID is temporary.
     public func permanentID(withReference reference: ReferenceObject) -> ObjectID? {
-        guard let store else { return nil }
-        return ObjectID(entity: entity, store: store, reference: reference)
+        guard scope.store != nil else { return nil }
+        return ObjectID(scope: scope, reference: reference)
     }
 
-    init(entity: InternedName, store: InternedName?, reference: ReferenceObject) {
-        self.entity = entity
-        self.store = store
-        self.reference = reference
+    /// A permanent ID of a scope with a store.
+    init(scope: ObjectIDScope, reference: ReferenceObject) {
+        self.scope = scope
+        if case .int(let value) = reference {
+            key = value
+            box = nil
+        } else {
+            key = 0
+            box = ReferenceBox(reference)
+        }
+    }
+
+    /// A permanent ID with an integer reference (no box).
+    @inline(__always)
+    init(scope: ObjectIDScope, key: Int64) {
+        self.scope = scope
+        self.key = key
+        self.box = nil
+    }
+
+    /// A temporary ID with this UUID (the canonical form: a UUID this process made is kept as
+    /// its counter).
+    private init(temporaryScope scope: ObjectIDScope, uuid: UUID) {
+        self.scope = scope
+        if let count = UUIDGenerator.count(of: uuid) {
+            key = Int64(bitPattern: count)
+            box = nil
+        } else {
+            key = 0
+            box = ReferenceBox(.uuid(uuid))
+        }
     }
 
     /// A new temporary ID for an object of `entityName`.
     public static func temporary(entityName: String) -> ObjectID {
-        ObjectID(entity: NameTable.entities.intern(entityName), store: nil, reference: .uuid(UUIDGenerator.next()))
+        temporary(scope: ObjectIDScope.temporary(entityName: entityName))
     }
 
-    /// A new temporary ID for an object of an interned entity (no table lookup).
-    static func temporary(entity: InternedName) -> ObjectID {
-        ObjectID(entity: entity, store: nil, reference: .uuid(UUIDGenerator.next()))
+    /// A new temporary ID in a temporary scope (no table lookup).
+    static func temporary(scope: ObjectIDScope) -> ObjectID {
+        ObjectID(scope: scope, key: Int64(bitPattern: UUIDGenerator.nextCount()))
     }
 
     /// The entity of the object (the concrete entity, never an abstract parent).
-    public var entityName: String { entity.text }
+    public var entityName: String { scope.entity.text }
+
+    /// The reference (permanent IDs) or the temporary UUID (`.uuid`).
+    private var reference: ReferenceObject {
+        if let box { return box.reference }
+        if scope.store == nil { return .uuid(UUIDGenerator.uuid(count: UInt64(bitPattern: key))) }
+        return .int(key)
+    }
 
     /// Permanent or temporary, with the parts of each.
     public var kind: Kind {
-        guard let store else {
-            // Temporary IDs are made with a UUID reference only (the initialisers above).
+        guard let store = scope.store else {
+            // Temporary IDs hold a UUID reference only (the initialisers above).
             if case .uuid(let uuid) = reference { return .temporary(uuid) }
             return .temporary(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         }
@@ -72,38 +109,48 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The interned entity name (compiled entities are looked up by its number).
-    var internedEntity: InternedName { entity }
+    var internedEntity: InternedName { scope.entity }
+
+    /// The interned entity and store.
+    var internedScope: ObjectIDScope { scope }
 
     /// A number unique to the entity name in this process (stores key per-entity caches by it).
-    package var entityNumber: Int { entity.number }
+    package var entityNumber: Int { scope.entity.number }
 
-    /// Equal when entity, store and reference are: two pointer comparisons and the reference.
+    /// Equal when entity, store and reference are: a pointer comparison, an integer comparison,
+    /// and the boxed reference if there is one.
+    @inline(__always)
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.entity === rhs.entity && lhs.store === rhs.store && lhs.reference == rhs.reference
+        guard lhs.scope === rhs.scope, lhs.key == rhs.key else { return false }
+        switch (lhs.box, rhs.box) {
+        case (nil, nil): return true
+        case (let a?, let b?): return a === b || a.reference == b.reference
+        default: return false
+        }
     }
 
-    /// Hashes the entity (as a pointer) and the reference object (or the temporary UUID): the
-    /// store rarely tells IDs apart, and equal IDs still hash alike.
+    /// Hashes the scope (as a pointer) and the reference (the integer, or the boxed reference).
+    @inline(__always)
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(entity))
-        switch reference {
-        case .int(let value): hasher.combine(value)
-        case .string(let value): hasher.combine(value)
-        case .uuid(let value): hasher.combine(value)
+        hasher.combine(ObjectIdentifier(scope))
+        if let box {
+            hasher.combine(box.reference)
+        } else {
+            hasher.combine(key)
         }
     }
 
     /// Whether the ID is temporary (the object was never saved).
-    public var isTemporaryID: Bool { store == nil }
+    public var isTemporaryID: Bool { scope.store == nil }
 
     /// The identifier of the store holding the object; nil for a temporary ID.
-    public var storeIdentifier: String? { store?.text }
+    public var storeIdentifier: String? { scope.store?.text }
 
     /// Whether the ID is a permanent ID of the store with this interned identifier.
-    func belongs(to storeName: InternedName) -> Bool { store === storeName }
+    func belongs(to storeName: InternedName) -> Bool { scope.store === storeName }
 
     /// The store's reference object; nil for a temporary ID.
-    public var referenceObject: ReferenceObject? { store == nil ? nil : reference }
+    public var referenceObject: ReferenceObject? { scope.store == nil ? nil : reference }
 
     /// Core Data's URI form of the ID (see the type's documentation).
     public var uriRepresentation: URL {
@@ -129,7 +176,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         else { return nil }
         if parts[0].isEmpty {
             guard parts[2].first == "t", let uuid = UUID(uuidString: String(parts[2].dropFirst())) else { return nil }
-            self.init(entity: NameTable.entities.intern(entity), store: nil, reference: .uuid(uuid))
+            self.init(temporaryScope: ObjectIDScope.temporary(entityName: entity), uuid: uuid)
         } else {
             guard let store = Self.unescape(parts[0]),
                 let reference = ReferenceObject(uriComponent: parts[2])
@@ -192,5 +239,15 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Percent-escapes everything but unreserved ASCII.
     static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}
+
+/// A reference object that is not an integer (or a temporary UUID not made by this process),
+/// held by the ``ObjectID``s that have one.
+final class ReferenceBox: Sendable {
+    let reference: ReferenceObject
+
+    init(_ reference: ReferenceObject) {
+        self.reference = reference
     }
 }

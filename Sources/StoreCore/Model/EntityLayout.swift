@@ -41,12 +41,17 @@ public final class EntityLayout: Sendable {
     public let unloadedToManys: [[ObjectID]?]
     /// A new object's values: each attribute's default value (coerced to its type), nil elsewhere.
     let defaultValues: [StoreValue]
+    /// The scope of temporary IDs of the entity (new objects get theirs without a name lookup).
+    let temporaryScope: ObjectIDScope
     /// Value slots of transient properties (kept in objects, never stored).
     let transientValueSlots: [Int]
     /// To-many slots of transient relationships.
     let transientToManySlots: [Int]
     private let valueSlots: [String: Int]
     private let toManySlots: [String: Int]
+    /// The value-slot names' raw bits, in slot order, for ``valueSlot(of:)``'s fast path (empty
+    /// when the layout is too large for a scan to pay, or `String` is not two words).
+    private let valueSlotNameBits: [NameBits]
 
     /// The number of attribute slots.
     public var attributeCount: Int { attributeNames.count }
@@ -78,6 +83,7 @@ public final class EntityLayout: Sendable {
     ) {
         self.entityName = entity.name
         self.entity = entity
+        self.temporaryScope = ObjectIDScope.temporary(entityName: entity.name)
         self.attributeNames = attributeNames
         self.toOneNames = toOneNames
         self.toManyNames = toManyNames
@@ -93,6 +99,9 @@ public final class EntityLayout: Sendable {
         for (slot, name) in toManyNames.enumerated() where toManySlots[name] == nil { toManySlots[name] = slot }
         self.valueSlots = valueSlots
         self.toManySlots = toManySlots
+        self.valueSlotNameBits =
+            valueSlots.count <= Self.maximumScannedSlots && NameBits.isAvailable
+            ? (attributeNames + toOneNames).map(NameBits.init) : []
         self.transientValueSlots =
             attributes.indices.filter { attributes[$0].isTransient }
             + toOnes.indices.filter { toOnes[$0].isTransient }.map { $0 + attributes.count }
@@ -106,19 +115,37 @@ public final class EntityLayout: Sendable {
         self.unloadedToManys = Array(repeating: nil, count: toManyNames.count)
     }
 
+    /// Layouts with at most this many value slots resolve names by scanning their names' bits
+    /// first (a few comparisons cost less than hashing the key).
+    private static let maximumScannedSlots = 32
+
     /// The value slot of an attribute or to-one relationship; nil for any other name.
+    ///
+    /// A key whose representation is identical to a slot's name (a short name, held inline in
+    /// the `String`, or the very same string storage) is found by comparing two words per slot,
+    /// without hashing; any other key is looked up by hash, with the same result.
     @inline(__always)
-    public func valueSlot(of name: String) -> Int? { valueSlots[name] }
+    public func valueSlot(of name: String) -> Int? {
+        if !valueSlotNameBits.isEmpty {
+            let bits = NameBits(name)
+            var slot = 0
+            for candidate in valueSlotNameBits {
+                if candidate == bits { return slot }
+                slot += 1
+            }
+        }
+        return valueSlots[name]
+    }
 
     /// The slot of an attribute; nil when `name` is not an attribute of the layout.
     public func attributeSlot(of name: String) -> Int? {
-        guard let slot = valueSlots[name], slot < attributeNames.count else { return nil }
+        guard let slot = valueSlot(of: name), slot < attributeNames.count else { return nil }
         return slot
     }
 
     /// The value slot of a to-one relationship; nil when `name` is not one.
     public func toOneSlot(of name: String) -> Int? {
-        guard let slot = valueSlots[name], slot >= attributeNames.count else { return nil }
+        guard let slot = valueSlot(of: name), slot >= attributeNames.count else { return nil }
         return slot
     }
 
@@ -134,6 +161,27 @@ public final class EntityLayout: Sendable {
     public func name(ofValueSlot slot: Int) -> String {
         slot < attributeNames.count ? attributeNames[slot] : toOneNames[slot - attributeNames.count]
     }
+}
 
+/// The two words of a `String`'s representation, compared to find a property name without
+/// hashing it. Equal bits mean equal strings: a short string (up to 15 UTF-8 bytes) holds its
+/// bytes in these words, and a longer one its length, flags and a pointer to storage that no one
+/// can change while it is shared (the layout keeps its names alive, so a pointer equal to one of
+/// theirs is that very storage). Unequal bits prove nothing (the caller then hashes).
+struct NameBits: Equatable, Sendable {
+    let low: UInt64
+    let high: UInt64
 
+    /// Whether `String` is two 64-bit words on this platform (otherwise the fast path is off).
+    static let isAvailable = MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size
+
+    @inline(__always)
+    init(_ name: String) {
+        // Only the bits are read: nothing is retained or dereferenced. `isAvailable` is checked
+        // before any layout makes a NameBits, and a layout with no bits never makes one of a key,
+        // so the sizes are equal whenever this runs.
+        let words = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        low = words.0
+        high = words.1
+    }
 }
