@@ -47,6 +47,9 @@ public final class ManagedObjectContext {
     /// (The layout is kept so its identifier cannot be reused by another layout.)
     private var classCache: [ObjectIdentifier: (layout: EntityLayout, type: ManagedObject.Type)] = [:]
     private var classCacheGeneration = -1
+    /// The compiled layout and interned name of each entity inserted so far (one lookup per
+    /// insert instead of the model's entity, the name table and the layout).
+    private var insertTargets: [String: InsertTarget] = [:]
     /// Rows this context's objects started or stopped holding, told to the coordinator in one
     /// call at the end of each operation (``settleRows()``).
     var rowsToRetain: [ObjectID] = []
@@ -138,15 +141,23 @@ public final class ManagedObjectContext {
     /// Throws 134060 for an unknown entity, 1550 for an abstract one.
     @discardableResult
     public func insert(entityName: String) throws -> ManagedObject {
-        guard let entity = coordinator.model.entity(named: entityName) else {
-            throw StoreError(.coreData, "The model has no entity named \(entityName)", entityName: entityName)
+        let target: InsertTarget
+        if let known = insertTargets[entityName] {
+            target = known
+        } else {
+            guard let entity = coordinator.model.entity(named: entityName), let layout = coordinator.model.layout(ofEntity: entityName)
+            else {
+                throw StoreError(.coreData, "The model has no entity named \(entityName)", entityName: entityName)
+            }
+            guard !entity.isAbstract else {
+                throw StoreError(
+                    .managedObjectValidation, "\(entityName) is abstract; insert one of its sub-entities",
+                    entityName: entityName)
+            }
+            target = InsertTarget(layout: layout, entity: NameTable.entities.intern(entityName))
+            insertTargets[entityName] = target
         }
-        guard !entity.isAbstract else {
-            throw StoreError(
-                .managedObjectValidation, "\(entityName) is abstract; insert one of its sub-entities",
-                entityName: entityName)
-        }
-        let object = makeObject(entityName: entityName, objectID: .temporary(entityName: entityName))
+        let object = objectClass(for: target.layout).init(layout: target.layout, objectID: .temporary(entity: target.entity))
         object.values = object.layout.defaultValues
         object.isFault = false
         object.isInserted = true
@@ -398,18 +409,18 @@ public final class ManagedObjectContext {
         guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
         post(.willSave)
         try processPendingChanges()
-        try validateForSave()
-        // In insertion order, so stores that number rows hand out keys in that order.
-        try obtainPermanentIDs(for: inserted.values.sorted { $0.registrationOrder < $1.registrationOrder })
-
+        // In insertion order (sorted once), so stores that number rows hand out keys in that order.
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+        try validateForSave(inserting: insertedObjects)
+        try obtainPermanentIDs(for: insertedObjects)
+
         var attempts = 0
         var versions: [ObjectID: Int64] = [:]
         var request: SaveChangesRequest
         while true {
             request = try saveRequest(inserting: insertedObjects)
             do {
-                versions = try coordinator.save(request)
+                versions = try coordinator.save(request, insertedRowsHeld: true)
                 break
             } catch let error as StoreError where error.code == .managedObjectMerge {
                 attempts += 1
@@ -424,7 +435,7 @@ public final class ManagedObjectContext {
             deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map(\.objectID)))
         // The request's nodes are the objects' values as saved: they become the committed
         // snapshots (one snapshot per saved object, not a second one after the save).
-        for (objects, nodes) in [(insertedObjects, request.insertedObjects), (updatedObjects, request.updatedObjects)] {
+        for (objects, nodes, isInsert) in [(insertedObjects, request.insertedObjects, true), (updatedObjects, request.updatedObjects, false)] {
             for (object, node) in zip(objects, nodes) {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
                 var committed = node.objectID == object.objectID ? node : object.snapshot()
@@ -432,7 +443,12 @@ public final class ManagedObjectContext {
                 object.version = committed.version
                 object.committed = committed
                 object.adoptCommittedValues()
-                if !object.holdsRow {
+                if isInsert {
+                    // The coordinator counted the new row as held by this object (it held none
+                    // before: its ID was temporary; should it hold one, that count goes back).
+                    if object.holdsRow { rowsToRelease.append(object.objectID) }
+                    object.holdsRow = true
+                } else if !object.holdsRow {
                     // The save put the row in the cache; this object now holds it.
                     object.holdsRow = true
                     rowsToRetain.append(object.objectID)
@@ -447,10 +463,12 @@ public final class ManagedObjectContext {
         coordinator.broadcast(saved)
     }
 
-    private func validateForSave() throws {
+    /// Validates the objects to save; `insertedObjects` are the inserted objects that are not
+    /// deleted, in registration order.
+    private func validateForSave(inserting insertedObjects: [ManagedObject]) throws {
         var errors = deferredErrors
         errors += try denyErrors()
-        for object in inserted.values.sorted(by: { $0.registrationOrder < $1.registrationOrder }) where !object.isDeleted {
+        for object in insertedObjects {
             errors += object.validationErrors(for: .insert)
         }
         for object in updated.values where object.isUpdated {
@@ -501,7 +519,7 @@ public final class ManagedObjectContext {
             for: temporary.map(\.objectID), assignments: assignments)
         for (object, id) in zip(temporary, permanent) {
             registered[object.objectID] = nil
-            assignments[object.objectID] = nil
+            if !assignments.isEmpty { assignments[object.objectID] = nil }
             object.objectID = id
             registered[id] = object
         }
@@ -795,6 +813,12 @@ public final class ManagedObjectContext {
         let type = coordinator.objectClass(forEntityName: layout.entityName)
         classCache[ObjectIdentifier(layout)] = (layout, type)
         return type
+    }
+
+    /// What ``insert(entityName:)`` needs of an entity.
+    private struct InsertTarget {
+        let layout: EntityLayout
+        let entity: InternedName
     }
 
     private func register(_ object: ManagedObject) {
