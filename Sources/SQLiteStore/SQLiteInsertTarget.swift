@@ -2,8 +2,9 @@ import StoreCore
 
 /// What a save needs to insert rows of one entity, resolved once for a run of consecutive
 /// inserted nodes of that entity: its mapping, cached INSERT statement, slot plan, and the
-/// `Z_PRIMARYKEY` counter its keys come from.
-struct SQLiteInsertTarget {
+/// `Z_PRIMARYKEY` counter its keys come from. A class, so that holding and passing it per row
+/// retains one reference rather than each of its parts.
+final class SQLiteInsertTarget {
     /// The interned entity number of the nodes' object IDs.
     let entityNumber: Int
     /// The entity's mapping.

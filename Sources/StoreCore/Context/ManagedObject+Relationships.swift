@@ -24,7 +24,13 @@ extension ManagedObject {
 
     /// Sets a to-one relationship (nil clears it) and updates the inverse.
     public func setObject(_ destination: ManagedObject?, forKey key: String) throws {
-        let relationship = try requireRelationship(key, toMany: false)
+        // A to-one of the model's compiled layout is found with one lookup of the key.
+        let relationship: RelationshipDescription
+        if layout.isCompiled, let slot = layout.toOneSlot(of: key), managedObjectContext != nil {
+            relationship = layout.toOnes[slot - layout.attributeCount]
+        } else {
+            relationship = try requireRelationship(key, toMany: false)
+        }
         if let destination { try checkDestination(destination, for: relationship) }
         try fireFault()
         // The to-one's slot, found once for reading and setting it.

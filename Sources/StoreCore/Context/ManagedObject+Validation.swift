@@ -14,14 +14,16 @@ extension ManagedObject {
         var errors: [StoreError] = []
         if operation != .delete {
             // The layout lists the entity's attributes (inherited first) with their slots. Each
-            // description is read in place (a copy of one retains its names and rules).
-            let attributes = layout.attributes
-            for slot in attributes.indices where !attributes[slot].isTransient {
+            // description is read in place (a copy of one retains its names and rules); the
+            // whole description is passed on only to report a failure.
+            let names = layout.attributeNames
+            let checks = layout.attributeChecks
+            for slot in checks.indices where !checks[slot].isTransient {
                 let value = slotValue(slot)
-                if value.isNull ? !attributes[slot].isOptional : attributes[slot].hasValueRules {
-                    validate(attributes[slot], value: value, into: &errors)
+                if value.isNull ? !checks[slot].isOptional : checks[slot].hasValueRules {
+                    validate(layout.attributes[slot], value: value, into: &errors)
                 }
-                collect(&errors) { try validateValue(value, forKey: attributes[slot].name) }
+                collect(&errors) { try validateValue(value, forKey: names[slot]) }
             }
             let relationships = model.relationships(of: entity.name)
             // A compiled layout of the model keeps the model's to-ones (and to-manys) in the
@@ -161,12 +163,5 @@ extension ManagedObject {
         guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$", options: []) else { return false }
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         return expression.firstMatch(in: text, options: [], range: range) != nil
-    }
-}
-
-extension AttributeDescription {
-    /// Whether a non-nil value can fail the model's rules (range, length, pattern).
-    var hasValueRules: Bool {
-        minValue != nil || maxValue != nil || minLength != nil || maxLength != nil || regularExpression != nil
     }
 }

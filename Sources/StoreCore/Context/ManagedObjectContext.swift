@@ -517,6 +517,22 @@ public final class ManagedObjectContext {
         guard !temporary.isEmpty else { return }
         let permanent = try coordinator.obtainPermanentIDs(
             for: temporary.map(\.objectID), assignments: assignments)
+        if temporary.count * 2 >= registered.count, temporary.allSatisfy({ $0.managedObjectContext === self }) {
+            // Most registered objects change key (a save of many inserts): one new table, each
+            // object hashed once, instead of a removal and an insertion per changed object.
+            for (object, id) in zip(temporary, permanent) {
+                if !assignments.isEmpty { assignments[object.objectID] = nil }
+                object.objectID = id
+            }
+            var rekeyed: [ObjectID: ManagedObject] = Dictionary(minimumCapacity: registered.count)
+            var collided = false
+            for object in registered.values where rekeyed.updateValue(object, forKey: object.objectID) != nil { collided = true }
+            // A new permanent ID equal to a registered one: the object that got it wins, as it
+            // does one object at a time below.
+            if collided { for object in temporary { rekeyed[object.objectID] = object } }
+            registered = rekeyed
+            return
+        }
         for (object, id) in zip(temporary, permanent) {
             registered[object.objectID] = nil
             if !assignments.isEmpty { assignments[object.objectID] = nil }
