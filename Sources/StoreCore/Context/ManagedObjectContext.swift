@@ -444,9 +444,7 @@ public final class ManagedObjectContext {
                 object.committed = committed
                 object.adoptCommittedValues()
                 if isInsert {
-                    // The coordinator counted the new row as held by this object (it held none
-                    // before: its ID was temporary; should it hold one, that count goes back).
-                    if object.holdsRow { rowsToRelease.append(object.objectID) }
+                    // The coordinator entered the new row held once: by this object.
                     object.holdsRow = true
                 } else if !object.holdsRow {
                     // The save put the row in the cache; this object now holds it.
