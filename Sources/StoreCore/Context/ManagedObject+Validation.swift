@@ -13,9 +13,9 @@ extension ManagedObject {
         guard let model else { return [] }
         var errors: [StoreError] = []
         if operation != .delete {
-            // The layout lists the entity's attributes (inherited first) with their slots. Each
-            // description is read in place (a copy of one retains its names and rules); the
-            // whole description is passed on only to report a failure.
+            // The layout lists the entity's attributes (inherited first) with their slots, and
+            // what each needs checked as flags (copying a description retains its names and
+            // rules); the description itself is passed on only to report a failure.
             let names = layout.attributeNames
             let checks = layout.attributeChecks
             for slot in checks.indices where !checks[slot].isTransient {
