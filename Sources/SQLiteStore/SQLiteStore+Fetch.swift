@@ -255,14 +255,20 @@ extension SQLiteStore {
         if isReadOnly {
             throw StoreError(.persistentStoreOperation, "The SQLite store at \(url?.path ?? "(memory)") is read-only", fileURL: url)
         }
-        var counters: [Int: [Int]] = [:]  // counter entity number → positions
-        // Mapping and ID prefix per entity, found once per entity rather than once per ID.
+        // Mapping and ID prefix per entity, found once per entity rather than once per ID (and
+        // not looked up again while the IDs stay of one entity).
         var entities: [Int: (counter: Int, prefix: ObjectIDPrefix)] = [:]
         var prefixes: [ObjectIDPrefix] = []
         prefixes.reserveCapacity(objectIDs.count)
-        for (position, id) in objectIDs.enumerated() {
+        var counterOfPosition: [Int] = []
+        counterOfPosition.reserveCapacity(objectIDs.count)
+        var counts: [Int: Int] = [:]  // counter entity number → IDs to mint
+        var last: (number: Int, counter: Int, prefix: ObjectIDPrefix)?
+        for id in objectIDs {
             let entity: (counter: Int, prefix: ObjectIDPrefix)
-            if let known = entities[id.entityNumber] {
+            if let last, last.number == id.entityNumber {
+                entity = (last.counter, last.prefix)
+            } else if let known = entities[id.entityNumber] {
                 entity = known
             } else {
                 let mapping = try self.mapping(of: id.entityName)
@@ -274,21 +280,26 @@ extension SQLiteStore {
                 entity = (Self.counterNumber(of: mapping, in: schema), ObjectIDPrefix(storeIdentifier: identifier, entityOf: id))
                 entities[id.entityNumber] = entity
             }
+            if last?.number != id.entityNumber { last = (id.entityNumber, entity.counter, entity.prefix) }
             prefixes.append(entity.prefix)
-            counters[entity.counter, default: []].append(position)
+            counterOfPosition.append(entity.counter)
+            counts[entity.counter, default: 0] += 1
         }
         var result = objectIDs
         try connection.transaction {
-            for (number, positions) in counters.sorted(by: { $0.key < $1.key }) {
+            for (number, count) in counts.sorted(by: { $0.key < $1.key }) {
                 let read = try connection.cached("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
                 read.bind(int64: Int64(number), at: 1)
                 let current = try read.step() ? read.int64(at: 0) : 0
                 let write = try connection.cached("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-                write.bind(int64: current + Int64(positions.count), at: 1)
+                write.bind(int64: current + Int64(count), at: 1)
                 write.bind(int64: Int64(number), at: 2)
                 try write.run()
-                for (offset, position) in positions.enumerated() {
-                    result[position] = prefixes[position].objectID(.int(current + 1 + Int64(offset)))
+                // The keys of one counter in the order of the IDs.
+                var next = current + 1
+                for position in counterOfPosition.indices where counterOfPosition[position] == number {
+                    result[position] = prefixes[position].objectID(.int(next))
+                    next += 1
                 }
             }
         }

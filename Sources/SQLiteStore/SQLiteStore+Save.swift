@@ -20,22 +20,23 @@ extension SQLiteStore {
         try connection.transaction {
             var conflicts: [ObjectID] = []
             var largestKeys: [Int: Int64] = [:]
-            // Consecutive inserts of one entity reuse its statement (no cache lookup per row).
-            var previous: (entity: String, mapping: SQLiteEntityMapping, statement: SQLiteStatement)?
+            // Consecutive inserts of one entity reuse its mapping, slot plan and statement (no
+            // lookup per row); the entity is recognised by its interned number.
+            var current: SQLiteInsertTarget?
             for node in request.insertedObjects {
-                let mapping: SQLiteEntityMapping
-                let statement: SQLiteStatement
-                if let previous, previous.entity == node.entityName {
-                    (mapping, statement) = (previous.mapping, previous.statement)
-                    statement.reset()
-                } else {
-                    mapping = try self.mapping(of: node.entityName)
-                    statement = try connection.cached(insertStatementSQL(for: mapping))
-                    previous = (node.entityName, mapping, statement)
+                // A statement that ran to completion was reset by its last step, and every
+                // parameter is bound again for each row: nothing to reset or clear.
+                if current?.entityNumber != node.objectID.entityNumber {
+                    let mapping = try self.mapping(of: node.entityName)
+                    current = SQLiteInsertTarget(
+                        entityNumber: node.objectID.entityNumber, mapping: mapping,
+                        statement: try connection.cached(insertStatementSQL(for: mapping)), plan: slotPlan(for: mapping),
+                        counter: Self.counterNumber(of: mapping, in: schema))
                 }
-                let key = try insert(node, mapping: mapping, statement: statement, schema: schema)
-                let counter = Self.counterNumber(of: mapping, in: schema)
-                largestKeys[counter] = max(largestKeys[counter] ?? 0, key)
+                // Set just above when it was nil.
+                guard let target = current else { continue }
+                let key = try insert(node, into: target, schema: schema)
+                largestKeys[target.counter] = max(largestKeys[target.counter] ?? 0, key)
                 versions[node.objectID] = 1
             }
             // To-manys after every row exists: some are written into the destinations' rows.
@@ -81,42 +82,43 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    /// Inserts one row through `statement`, the entity's INSERT (``insertStatementSQL(for:)``),
-    /// reset and ready.
-    private func insert(_ node: StoreNode, mapping: SQLiteEntityMapping, statement: SQLiteStatement, schema: SQLiteSchema) throws -> Int64 {
+    /// Inserts one row through the target's statement (``insertStatementSQL(for:)``), reset and
+    /// ready. A node in the model's own layout of the entity is bound slot by slot, any other by
+    /// name.
+    private func insert(_ node: StoreNode, into target: SQLiteInsertTarget, schema: SQLiteSchema) throws -> Int64 {
+        let mapping = target.mapping
         if mapping.isAbstract {
             throw StoreError(
                 .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
                 objectIDs: [node.objectID], entityName: mapping.name)
         }
         let key = try primaryKey(of: node.objectID)
-        let plan = slotPlan(for: mapping)
-        // A node in the model's own layout is read slot by slot; any other by name.
-        let direct = plan.map { node.layout === $0.layout } ?? false
+        let statement = target.statement
+        let direct = target.plan.map { node.layout === $0.layout } ?? false
         if !direct { try checkKeys(of: node, mapping: mapping) }
         statement.bind(int64: key, at: 1)
         statement.bind(int64: Int64(mapping.number), at: 2)
         var index: Int32 = 3
-        for (position, attribute) in mapping.attributes.enumerated() {
+        for position in mapping.attributes.indices {
             let value: StoreValue?
-            if direct, let plan {
-                let slotValue = node.value(atSlot: plan.attributeSlots[position])
+            if direct {
+                let slotValue = node.value(atSlot: target.attributeSlots[position])
                 value = slotValue.isNull ? nil : slotValue
             } else {
-                value = node.attributeValue(forKey: attribute.name)
+                value = node.attributeValue(forKey: mapping.attributes[position].name)
             }
-            try bindAttribute(attribute, value: value, of: node, to: statement, at: index)
+            try bindAttribute(mapping.attributes[position], value: value, of: node, to: statement, at: index)
             index += 1
         }
-        for (position, toOne) in mapping.toOnes.enumerated() {
+        for position in mapping.toOnes.indices {
             let destination: ObjectID?
-            if direct, let plan {
-                if case .objectID(let id) = node.value(atSlot: plan.toOneSlots[position]) { destination = id } else { destination = nil }
+            if direct {
+                if case .objectID(let id) = node.value(atSlot: target.toOneSlots[position]) { destination = id } else { destination = nil }
             } else {
-                destination = node.destination(forToOne: toOne.name)
+                destination = node.destination(forToOne: mapping.toOnes[position].name)
             }
-            try bindToOne(toOne, destination: destination, of: node, to: statement, at: index, schema: schema)
-            index += toOne.entityColumn == nil ? 1 : 2
+            try bindToOne(mapping.toOnes[position], destination: destination, of: node, to: statement, at: index, schema: schema)
+            index += mapping.toOnes[position].entityColumn == nil ? 1 : 2
         }
         try statement.run()
         return key

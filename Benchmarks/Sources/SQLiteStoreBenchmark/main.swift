@@ -3,6 +3,10 @@ import BenchmarkSupport
 // sqlite3 C API and GRDB 7, all in the same run; medians of several runs and their ratios.
 //
 //     swift run -c release SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb]
+//         [--only w1 | w1.framework]
+//
+// `--only w1` runs W1 alone (framework, raw, GRDB); `--only w1.framework` runs the framework's
+// W1 alone (for profiling it, e.g. under callgrind).
 //
 // The framework and the raw baseline work on the same tables (the raw baseline writes into a
 // file the store created, and reads the file the store wrote); GRDB works on its own tables
@@ -21,6 +25,8 @@ var sizes = [10_000, 100_000]
 var runs = 5
 var svgPath: String?
 var withGRDB = true
+/// `w1` or `w1.framework` to run only those contenders; nil for everything.
+var only: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -28,8 +34,11 @@ while let argument = arguments.next() {
     case "--runs": runs = max(1, Int(arguments.next() ?? "") ?? runs)
     case "--svg": svgPath = arguments.next()
     case "--no-grdb": withGRDB = false
+    case "--only":
+        only = arguments.next()
+        guard only == "w1" || only == "w1.framework" else { fail("--only takes w1 or w1.framework") }
     default:
-        print("usage: SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb]")
+        print("usage: SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb] [--only w1 | w1.framework]")
         exit(64)
     }
 }
@@ -105,6 +114,8 @@ let workloads = [
 struct SizeResult {
     var size = 0
     var medians: [String: Double] = [:]
+    /// Medians of the measuring thread's CPU time (steadier than wall-clock on a busy machine).
+    var cpuMedians: [String: Double] = [:]
     var resident: [String: Double] = [:]
     var peakResident = 0.0
 }
@@ -134,6 +145,7 @@ for size in sizes {
         // W1 and #51.
         removeDatabase(frameworkURL)
         try measure("w1.framework") { try Framework.insertThroughContext(dataset, at: frameworkURL, measurement: &$0) }
+        if only == "w1.framework" { continue }
         removeDatabase(batchURL)
         try measure("w1.batch") { try Framework.batchInsert(dictionaries, at: batchURL, measurement: &$0) }
         removeDatabase(rawURL)
@@ -150,6 +162,7 @@ for size in sizes {
             try measure("w1.grdb") { measurement in try measurement.time { try GRDBPeer.insert(dataset, into: queue) } }
             grdb = GRDBQueue(queue: queue)
         }
+        if only != nil { continue }
 
         // W2, on the file the framework wrote (the raw baseline reads the same file).
         let before = heapInUseMiB()
@@ -203,6 +216,7 @@ for size in sizes {
     }
     var result = SizeResult(size: size)
     result.medians = measurements.mapValues(\.median)
+    result.cpuMedians = measurements.mapValues(\.cpuMedian)
     for key in ["w3.framework.ids", "w3.framework.count", "w3.raw.ids", "w3.raw.count"] {
         result.medians[key] = (result.medians[key] ?? .nan) / Double(w3Repetitions)
     }
@@ -213,7 +227,7 @@ for size in sizes {
 
     print("")
     print("N = \(size) persons + \(dataset.teams) teams (W3 ×\(w3Repetitions) and W4 ×\(w4Repetitions) per timing; times per query)")
-    for workload in workloads {
+    for workload in workloads where only == nil || workload.key == "W1" {
         let m = result.medians
         let framework = m[workload.framework] ?? .nan
         let baseline = m[workload.baseline] ?? .nan
@@ -223,6 +237,11 @@ for size in sizes {
             line += ", \(peer.label) \(format(value)) (framework / peer \(ratio(framework / value)))"
         }
         print(line + "   [target \(workload.targetText)]")
+        if workload.key == "W1" {
+            let c = result.cpuMedians
+            let cpu = c["w1.framework"] ?? .nan
+            print("     CPU time: framework \(format(cpu)), raw \(format(c["w1.raw"] ?? .nan)) → \(ratio(cpu / (c["w1.raw"] ?? .nan))), GRDB records \(format(c["w1.grdb"] ?? .nan)) (framework / peer \(ratio(cpu / (c["w1.grdb"] ?? .nan))))")
+        }
     }
     print("  W2 heap in use while the results are alive: framework +\(mib(result.resident["w2.framework"])), raw +\(mib(result.resident["w2.raw"])), GRDB records +\(mib(result.resident["w2.grdb"])); peak RSS so far \(Int(result.peakResident)) MiB")
 }
@@ -231,7 +250,7 @@ for size in sizes {
 print("")
 print("| workload | N | framework | raw sqlite3 | framework / raw | peers | target | met |")
 print("|---|---|---|---|---|---|---|---|")
-for workload in workloads {
+for workload in workloads where only == nil || workload.key == "W1" {
     for result in results {
         let m = result.medians
         let framework = m[workload.framework] ?? .nan

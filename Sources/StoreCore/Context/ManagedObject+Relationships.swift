@@ -24,12 +24,35 @@ extension ManagedObject {
 
     /// Sets a to-one relationship (nil clears it) and updates the inverse.
     public func setObject(_ destination: ManagedObject?, forKey key: String) throws {
-        let relationship = try requireRelationship(key, toMany: false)
+        // A to-one of the model's compiled layout is found with one lookup of the key.
+        let relationship: RelationshipDescription
+        if layout.isCompiled, let slot = layout.toOneSlot(of: key), managedObjectContext != nil {
+            relationship = layout.toOnes[slot - layout.attributeCount]
+        } else {
+            relationship = try requireRelationship(key, toMany: false)
+        }
         if let destination { try checkDestination(destination, for: relationship) }
         try fireFault()
-        let old = toOneObject(key)
+        // The to-one's slot, found once for reading and setting it.
+        guard let slot = layout.toOneSlot(of: key) else {
+            // A relationship of the model the object's own layout lacks (an ad-hoc layout).
+            let old = toOneObject(key)
+            if old === destination { return }
+            setPrimitiveToOne(destination, forKey: key)
+            try updateInverse(of: relationship, old: old, new: destination, key: key)
+            return
+        }
+        let old = toOneObject(atSlot: slot)
         if old === destination { return }
-        setPrimitiveToOne(destination, forKey: key)
+        setToOne(destination, atSlot: slot)
+        didChange(key)
+        try updateInverse(of: relationship, old: old, new: destination, key: key)
+    }
+
+    /// The inverse side of a to-one change: `old` loses this object, `destination` gains it.
+    private func updateInverse(
+        of relationship: RelationshipDescription, old: ManagedObject?, new destination: ManagedObject?, key: String
+    ) throws {
         guard let inverse = model?.inverse(of: relationship) else { return }
         if let old { try old.primitiveRemove(self, from: inverse) }
         guard let destination else { return }
@@ -96,8 +119,12 @@ extension ManagedObject {
     }
 
     func primitiveAdd(_ destination: ManagedObject, to key: String) throws {
-        // Loaded first, then changed in place: a copy of the list would be copied again on
-        // every append (quadratic in the relationship's size).
+        // Changed in place: a copy of the list would be copied again on every append (quadratic
+        // in the relationship's size). A loaded list takes one lookup.
+        if !isFault, let added = toManyValues[key]?.append(destination) {
+            if added { didChange(key) }
+            return
+        }
         _ = try loadedList(key)
         guard toManyValues[key]?.append(destination) == true else { return }
         didChange(key)
@@ -167,7 +194,10 @@ extension ManagedObject {
                 "\(entity.name).\(relationship.name) cannot point at \(destination.entity.name) \(destination.objectID), which belongs to another context",
                 objectIDs: [objectID, destination.objectID], entityName: entity.name, propertyName: relationship.name)
         }
-        guard model.isEntity(destination.entity.name, kindOf: relationship.destinationEntityName) else {
+        // An object of the destination entity itself needs no walk up the inheritance tree.
+        guard destination.layout.entityName == relationship.destinationEntityName
+            || model.isEntity(destination.entity.name, kindOf: relationship.destinationEntityName)
+        else {
             throw StoreError(
                 .managedObjectValidation,
                 "\(entity.name).\(relationship.name) expects a \(relationship.destinationEntityName), not a \(destination.entity.name)",

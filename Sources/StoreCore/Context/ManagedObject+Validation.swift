@@ -13,16 +13,31 @@ extension ManagedObject {
         guard let model else { return [] }
         var errors: [StoreError] = []
         if operation != .delete {
-            // The layout lists the entity's attributes (inherited first) with their slots.
-            for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            // The layout lists the entity's attributes (inherited first) with their slots, and
+            // what each needs checked as flags (copying a description retains its names and
+            // rules); the description itself is passed on only to report a failure.
+            let names = layout.attributeNames
+            let checks = layout.attributeChecks
+            for slot in checks.indices where !checks[slot].isTransient {
                 let value = slotValue(slot)
-                errors += validate(attribute, value: value)
-                collect(&errors) { try validateValue(value, forKey: attribute.name) }
+                if value.isNull ? !checks[slot].isOptional : checks[slot].hasValueRules {
+                    validate(layout.attributes[slot], value: value, into: &errors)
+                }
+                collect(&errors) { try validateValue(value, forKey: names[slot]) }
             }
-            for relationship in model.relationships(of: entity.name) where !relationship.isTransient {
-                errors += validate(relationship)
+            let relationships = model.relationships(of: entity.name)
+            // A compiled layout of the model keeps the model's to-ones (and to-manys) in the
+            // order of `relationships`, so the n-th to-one there has the n-th to-one slot.
+            let bySlot = layout.isCompiled && layout.toOnes.count + layout.toManys.count == relationships.count
+            var toOneIndex = 0
+            for relationship in relationships {
+                let toOneSlot = bySlot && !relationship.isToMany ? layout.attributeCount + toOneIndex : nil
+                if !relationship.isToMany { toOneIndex += 1 }
+                guard !relationship.isTransient else { continue }
+                validate(relationship, toOneSlot: toOneSlot, into: &errors)
                 if !relationship.isToMany {
-                    collect(&errors) { try validateValue(value(forKey: relationship.name), forKey: relationship.name) }
+                    let value = toOneSlot.map(toOneValue(atSlot:)) ?? value(forKey: relationship.name)
+                    collect(&errors) { try validateValue(value, forKey: relationship.name) }
                 }
             }
         }
@@ -32,6 +47,13 @@ extension ManagedObject {
         case .delete: collect(&errors) { try validateForDelete() }
         }
         return errors
+    }
+
+    /// A to-one's value as ``value(forKey:)`` reads it: the set object's ID, else the stored ID.
+    private func toOneValue(atSlot slot: Int) -> StoreValue {
+        let index = slot - layout.attributeCount
+        if index < toOneObjects.count, let object = toOneObjects[index] { return .objectID(object.objectID) }
+        return slotValue(slot)
     }
 
     enum ValidationOperation { case insert, update, delete }
@@ -50,14 +72,15 @@ extension ManagedObject {
         StoreError(code, message, objectIDs: [objectID], entityName: entity.name, propertyName: property)
     }
 
-    private func validate(_ attribute: AttributeDescription, value: StoreValue) -> [StoreError] {
+    private func validate(_ attribute: AttributeDescription, value: StoreValue, into errors: inout [StoreError]) {
         // Built only for a failure: most values pass.
         var name: String { "\(entity.name).\(attribute.name)" }
         if value.isNull {
-            return attribute.isOptional
-                ? [] : [failure(.validationMissingMandatoryProperty, attribute.name, "\(name) is a required value (object \(objectID))")]
+            if !attribute.isOptional {
+                errors.append(failure(.validationMissingMandatoryProperty, attribute.name, "\(name) is a required value (object \(objectID))"))
+            }
+            return
         }
-        var errors: [StoreError] = []
         let isDate = attribute.type == .date
         if let max = attribute.maxValue, StoreValue.compare(value, max) == .orderedDescending {
             errors.append(
@@ -91,15 +114,26 @@ extension ManagedObject {
                         "\(name) value \(value) does not match the pattern \(pattern) (object \(objectID))"))
             }
         }
-        return errors
     }
 
-    private func validate(_ relationship: RelationshipDescription) -> [StoreError] {
-        var name: String { "\(entity.name).\(relationship.name)" }
+    /// Checks a relationship's required value and counts; `toOneSlot` is a to-one's value slot
+    /// when known (otherwise it is found by name).
+    private func validate(_ relationship: RelationshipDescription, toOneSlot: Int?, into errors: inout [StoreError]) {
         if !relationship.isToMany {
-            guard !relationship.isOptional, !hasToOne(relationship.name) else { return [] }
-            return [failure(.validationMissingMandatoryProperty, relationship.name, "\(name) is a required value (object \(objectID))")]
+            guard !relationship.isOptional else { return }
+            let isSet = toOneSlot.map { !toOneValue(atSlot: $0).isNull } ?? hasToOne(relationship.name)
+            guard !isSet else { return }
+            errors.append(
+                failure(
+                    .validationMissingMandatoryProperty, relationship.name,
+                    "\(entity.name).\(relationship.name) is a required value (object \(objectID))"))
+            return
         }
+        errors += validateCounts(of: relationship)
+    }
+
+    private func validateCounts(of relationship: RelationshipDescription) -> [StoreError] {
+        var name: String { "\(entity.name).\(relationship.name)" }
         // An unloaded to-many of an updated object did not change, so it is still valid.
         guard isInserted || toManyValues[relationship.name] != nil else { return [] }
         let count = toManyValues[relationship.name]?.objects.filter { !$0.isDeleted }.count ?? 0

@@ -261,13 +261,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// otherwise 1550 naming the property, the expected type and the value. Setting a relationship
     /// name takes `.objectID` or `.null`. An unknown key is 1550 as well.
     public final func setValue(_ value: StoreValue, forKey key: String) throws {
-        guard let model else { throw detached() }
+        // The context itself, not a copy of its model: an attribute needs no model.
+        guard let context = managedObjectContext else { throw detached() }
         if let slot = layout.attributeSlot(of: key), slot < layout.attributes.count {
-            let attribute = layout.attributes[slot]
-            guard let coerced = attribute.type.coerce(value) else {
+            // The type alone, not a copy of the whole description (names, rules, user info).
+            let type = layout.attributes[slot].type
+            guard let coerced = type.coerce(value) else {
                 throw StoreError(
                     .managedObjectValidation,
-                    "\(entity.name).\(key) expects a value of type \(attribute.type.rawValue), not the \(value.typeName) \(value)",
+                    "\(entity.name).\(key) expects a value of type \(type.rawValue), not the \(value.typeName) \(value)",
                     objectIDs: [objectID], entityName: entity.name, propertyName: key)
             }
             willAccessValues()
@@ -275,12 +277,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             didChange(key)
             return
         }
-        if let relationship = model.relationship(key, of: entity.name) {
+        if let relationship = context.coordinator.model.relationship(key, of: entity.name) {
             let destination: ManagedObject?
             switch value {
             case .null: destination = nil
             case .objectID(let id):
-                guard let context = managedObjectContext else { throw detached() }
                 destination = context.object(with: id)
             default:
                 throw StoreError(
@@ -423,6 +424,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// and the to-manys that are loaded (all of them for an inserted object). The value buffer
     /// is the object's own, shared, unless a to-one's ID changed or a transient value is set.
     final func snapshot() -> StoreNode {
+        if values.count == layout.valueCount {
+            // A to-one whose destination got its permanent ID since it was set is brought up to
+            // date in the object's own buffer (changed in place, not copied), so the snapshot
+            // can share it.
+            for (index, object) in toOneObjects.enumerated() {
+                guard let object else { continue }
+                let id = StoreValue.objectID(object.objectID)
+                if values[layout.attributeCount + index] != id { values[layout.attributeCount + index] = id }
+            }
+        }
         var snapshotValues = values.count == layout.valueCount ? values : layout.emptyValues
         for (index, object) in toOneObjects.enumerated() {
             guard let object else { continue }
@@ -510,6 +521,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// Sets a to-one relationship's destination without recording a change or touching inverses.
     final func storeToOne(_ object: ManagedObject?, _ key: String) {
         guard let slot = layout.toOneSlot(of: key) else { return }
+        setToOne(object, atSlot: slot)
+    }
+
+    /// Sets the to-one of a value slot without recording a change or touching inverses.
+    final func setToOne(_ object: ManagedObject?, atSlot slot: Int) {
         setSlotValue(object.map { .objectID($0.objectID) } ?? .null, slot)
         setToOneObject(object, at: slot - layout.attributeCount)
     }

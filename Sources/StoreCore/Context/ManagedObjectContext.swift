@@ -400,18 +400,18 @@ public final class ManagedObjectContext {
         guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
         post(.willSave)
         try processPendingChanges()
-        try validateForSave()
-        // In insertion order, so stores that number rows hand out keys in that order.
-        try obtainPermanentIDs(for: inserted.values.sorted { $0.registrationOrder < $1.registrationOrder })
-
+        // In insertion order (sorted once), so stores that number rows hand out keys in that order.
         let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+        try validateForSave(inserting: insertedObjects)
+        try obtainPermanentIDs(for: insertedObjects)
+
         var attempts = 0
         var versions: [ObjectID: Int64] = [:]
         var request: SaveChangesRequest
         while true {
             request = try saveRequest(inserting: insertedObjects)
             do {
-                versions = try coordinator.save(request)
+                versions = try coordinator.save(request, insertedRowsHeld: true)
                 break
             } catch let error as StoreError where error.code == .managedObjectMerge {
                 attempts += 1
@@ -426,7 +426,7 @@ public final class ManagedObjectContext {
             deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map(\.objectID)))
         // The request's nodes are the objects' values as saved: they become the committed
         // snapshots (one snapshot per saved object, not a second one after the save).
-        for (objects, nodes) in [(insertedObjects, request.insertedObjects), (updatedObjects, request.updatedObjects)] {
+        for (objects, nodes, isInsert) in [(insertedObjects, request.insertedObjects, true), (updatedObjects, request.updatedObjects, false)] {
             for (object, node) in zip(objects, nodes) {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
                 var committed = node.objectID == object.objectID ? node : object.snapshot()
@@ -434,7 +434,10 @@ public final class ManagedObjectContext {
                 object.version = committed.version
                 object.committed = committed
                 object.adoptCommittedValues()
-                if !object.holdsRow {
+                if isInsert {
+                    // The coordinator entered the new row held once: by this object.
+                    object.holdsRow = true
+                } else if !object.holdsRow {
                     // The save put the row in the cache; this object now holds it.
                     object.holdsRow = true
                     rowsToRetain.append(object.objectID)
@@ -449,10 +452,12 @@ public final class ManagedObjectContext {
         coordinator.broadcast(saved)
     }
 
-    private func validateForSave() throws {
+    /// Validates the objects to save; `insertedObjects` are the inserted objects that are not
+    /// deleted, in registration order.
+    private func validateForSave(inserting insertedObjects: [ManagedObject]) throws {
         var errors = deferredErrors
         errors += try denyErrors()
-        for object in inserted.values.sorted(by: { $0.registrationOrder < $1.registrationOrder }) where !object.isDeleted {
+        for object in insertedObjects {
             errors += object.validationErrors(for: .insert)
         }
         for object in updated.values where object.isUpdated {
@@ -501,9 +506,25 @@ public final class ManagedObjectContext {
         guard !temporary.isEmpty else { return }
         let permanent = try coordinator.obtainPermanentIDs(
             for: temporary.map(\.objectID), assignments: assignments)
+        if temporary.count * 2 >= registered.count, temporary.allSatisfy({ $0.managedObjectContext === self }) {
+            // Most registered objects change key (a save of many inserts): one new table, each
+            // object hashed once, instead of a removal and an insertion per changed object.
+            for (object, id) in zip(temporary, permanent) {
+                if !assignments.isEmpty { assignments[object.objectID] = nil }
+                object.objectID = id
+            }
+            var rekeyed: [ObjectID: ManagedObject] = Dictionary(minimumCapacity: registered.count)
+            var collided = false
+            for object in registered.values where rekeyed.updateValue(object, forKey: object.objectID) != nil { collided = true }
+            // A new permanent ID equal to a registered one: the object that got it wins, as it
+            // does one object at a time below.
+            if collided { for object in temporary { rekeyed[object.objectID] = object } }
+            registered = rekeyed
+            return
+        }
         for (object, id) in zip(temporary, permanent) {
             registered[object.objectID] = nil
-            assignments[object.objectID] = nil
+            if !assignments.isEmpty { assignments[object.objectID] = nil }
             object.objectID = id
             registered[id] = object
         }
@@ -806,6 +827,7 @@ public final class ManagedObjectContext {
         return type
     }
 
+    /// What ``insert(entityName:)`` needs of an entity.
     private func register(_ object: ManagedObject) {
         object.managedObjectContext = self
         object.registrationOrder = nextRegistrationOrder

@@ -272,6 +272,17 @@ public final class PersistentStoreCoordinator: Sendable {
     /// configuration holds their entity.
     public func obtainPermanentIDs(for objectIDs: [ObjectID], assignments: [ObjectID: String] = [:]) throws -> [ObjectID] {
         try state.withLock { state in
+            // One store and no assignments (the common case): every ID goes to it in one call.
+            if state.slots.count == 1, assignments.isEmpty, let slot = state.slots.first,
+                let incremental = slot.store as? any IncrementalStore,
+                Self.allTemporary(objectIDs, heldBy: slot.store)
+            {
+                let permanent = try incremental.obtainPermanentIDs(for: objectIDs)
+                guard permanent.count == objectIDs.count else {
+                    throw StoreError(.persistentStoreOperation, "\(slot.handle) returned \(permanent.count) IDs for \(objectIDs.count) objects")
+                }
+                return permanent
+            }
             var result = objectIDs
             // Positions of the IDs by the index of their store's slot; the store of each entity
             // is found once per entity rather than once per ID.
@@ -315,6 +326,18 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             return result
         }
+    }
+
+    /// Whether every ID is temporary and of an entity `store` holds (each entity asked once).
+    private static func allTemporary(_ objectIDs: [ObjectID], heldBy store: any PersistentStore) -> Bool {
+        var held: Set<Int> = []
+        for id in objectIDs {
+            guard id.isTemporaryID else { return false }
+            if held.contains(id.entityNumber) { continue }
+            guard store.holds(entityName: id.entityName) else { return false }
+            held.insert(id.entityNumber)
+        }
+        return true
     }
 
     // MARK: Requests
@@ -558,6 +581,13 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Applies a context's changes, store by store (each store all-or-nothing), and returns the
     /// new row versions. Read-only stores are checked before anything is written.
     public func save(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
+        try save(request, insertedRowsHeld: false)
+    }
+
+    /// ``save(_:)``; with `insertedRowsHeld` (a context's save), the row of each inserted object
+    /// enters the row cache held once, by the context's object that was saved (so the context
+    /// need not count it in a second call).
+    func save(_ request: SaveChangesRequest, insertedRowsHeld: Bool) throws -> [ObjectID: Int64] {
         try state.withLock { state in
             var parts: [(Slot, SaveChangesRequest)] = []
             for slot in state.slots {
@@ -586,15 +616,21 @@ public final class PersistentStoreCoordinator: Sendable {
                     guard case .saved(let saved) = try incremental.execute(.save(part)) else {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
-                    versions.merge(saved) { _, new in new }
+                    if versions.isEmpty { versions = saved } else { versions.merge(saved) { _, new in new } }
                     state.rowCache.reserveCapacity(state.rowCache.count + part.insertedObjects.count + part.updatedObjects.count)
-                    for nodes in [part.insertedObjects, part.updatedObjects] {
+                    for (nodes, inserted) in [(part.insertedObjects, true), (part.updatedObjects, false)] {
                         for node in nodes {
                             var cached = node
                             cached.version = saved[node.objectID] ?? node.version
-                            let previous = state.rowCache[node.objectID]
-                            if let previous { cached.keepLoadedToManys(of: previous.node) }
-                            state.rowCache[node.objectID] = CachedRow(node: cached, holders: previous?.holders ?? 0)
+                            // One lookup: replace the row in place, or add it.
+                            if let index = state.rowCache.index(forKey: node.objectID) {
+                                cached.keepLoadedToManys(of: state.rowCache.values[index].node)
+                                state.rowCache.values[index].node = cached
+                                // A new row's only holder is the object that inserted it.
+                                if inserted && insertedRowsHeld { state.rowCache.values[index].holders = 1 }
+                            } else {
+                                state.rowCache[node.objectID] = CachedRow(node: cached, holders: inserted && insertedRowsHeld ? 1 : 0)
+                            }
                         }
                     }
                     for node in part.deletedObjects { state.rowCache[node.objectID] = nil }

@@ -47,6 +47,9 @@ public final class EntityLayout: Sendable {
     let transientValueSlots: [Int]
     /// To-many slots of transient relationships.
     let transientToManySlots: [Int]
+    /// What validation checks per attribute slot, as plain flags (empty unless ``isCompiled``):
+    /// reading them copies no description.
+    let attributeChecks: [AttributeCheck]
     private let valueSlots: [String: Int]
     private let toManySlots: [String: Int]
     /// The value-slot names' raw bits, in slot order, for ``valueSlot(of:)``'s fast path (empty
@@ -106,6 +109,12 @@ public final class EntityLayout: Sendable {
             attributes.indices.filter { attributes[$0].isTransient }
             + toOnes.indices.filter { toOnes[$0].isTransient }.map { $0 + attributes.count }
         self.transientToManySlots = toManys.indices.filter { toManys[$0].isTransient }
+        self.attributeChecks = attributes.map {
+            AttributeCheck(
+                isTransient: $0.isTransient, isOptional: $0.isOptional,
+                hasValueRules: $0.minValue != nil || $0.maxValue != nil || $0.minLength != nil || $0.maxLength != nil
+                    || $0.regularExpression != nil)
+        }
         var defaults = Array(repeating: StoreValue.null, count: attributeNames.count + toOneNames.count)
         for (slot, attribute) in attributes.enumerated() {
             if let value = attribute.defaultValue, let coerced = attribute.type.coerce(value) { defaults[slot] = coerced }
@@ -118,6 +127,16 @@ public final class EntityLayout: Sendable {
     /// Layouts with at most this many value slots resolve names by scanning their names' bits
     /// first (a few comparisons cost less than hashing the key).
     private static let maximumScannedSlots = 32
+
+    /// The flags of one attribute slot that validation reads.
+    struct AttributeCheck: Sendable {
+        /// Never stored, never validated.
+        let isTransient: Bool
+        /// nil is valid.
+        let isOptional: Bool
+        /// A non-nil value can fail a range, length or pattern rule.
+        let hasValueRules: Bool
+    }
 
     /// The value slot of an attribute or to-one relationship; nil for any other name.
     ///
