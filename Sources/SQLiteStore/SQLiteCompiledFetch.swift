@@ -21,3 +21,45 @@ struct SQLiteCompiledFetch {
     /// The store identifier the compiled form was made with (object IDs and readers use it).
     let storeIdentifier: String
 }
+
+extension SQLiteCompiledFetch {
+    /// The key of a compiled fetch: the request, with its string constants compared by their
+    /// bytes. Swift compares strings by canonical equivalence (`"é"` precomposed equals `"e"`
+    /// with a combining accent), SQLite by bytes, so two requests Swift finds equal may select
+    /// different rows; they must not share their bound parameters.
+    struct Key: Hashable {
+        let request: FetchRequest
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            guard lhs.request == rhs.request else { return false }
+            switch (lhs.request.predicate, rhs.request.predicate) {
+            case (let p?, let q?): return identical(p, q)
+            default: return true
+            }
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(request) }
+
+        /// Whether two predicates Swift finds equal also have byte-identical string constants.
+        private static func identical(_ p: FetchPredicate, _ q: FetchPredicate) -> Bool {
+            switch (p, q) {
+            case (.comparison(let a), .comparison(let b)): return identical(a.lhs, b.lhs) && identical(a.rhs, b.rhs)
+            case (.and(let a), .and(let b)), (.or(let a), .or(let b)):
+                return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
+            case (.not(let a), .not(let b)): return identical(a, b)
+            default: return true
+            }
+        }
+
+        private static func identical(_ x: FetchExpression, _ y: FetchExpression) -> Bool {
+            switch (x, y) {
+            case (.constant(.string(let a)), .constant(.string(let b))): return a.utf8.elementsEqual(b.utf8)
+            case (.collection(let a), .collection(let b)): return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
+            case (.keyPath(let a, _), .keyPath(let b, _)): return identical(a, b)
+            case (.subquery(let ca, _, let pa), .subquery(let cb, _, let pb)): return identical(ca, cb) && identical(pa, pb)
+            case (.arithmetic(_, let la, let ra), .arithmetic(_, let lb, let rb)): return identical(la, lb) && identical(ra, rb)
+            default: return true
+            }
+        }
+    }
+}

@@ -30,7 +30,9 @@ extension SQLiteStore {
     func fetch(_ request: FetchRequest) throws -> StoreResult {
         let (connection, schema) = try ready()
         let cacheable = request.resultType != .dictionaries && FetchRequestShape.isCompact(request)
-        if cacheable, let compiled = compiledFetches.value(for: request), compiled.storeIdentifier == identifier {
+        if cacheable, let compiled = compiledFetches.value(for: SQLiteCompiledFetch.Key(request: request)),
+            compiled.storeIdentifier == identifier
+        {
             return try run(compiled, request, connection: connection, schema: schema)
         }
         guard let mapping = schema.entities[request.entityName] else {
@@ -79,7 +81,7 @@ extension SQLiteStore {
         let compiled = SQLiteCompiledFetch(
             sql: sql, parameters: compiler.parameters, reader: reader, mapping: mapping, storeIdentifier: identifier)
         // `now()` is bound as the instant of compiling: such a request is compiled every time.
-        if cacheable && !(request.predicate?.mentionsNow ?? false) { compiledFetches.insert(compiled, for: request) }
+        if cacheable && !(request.predicate?.mentionsNow ?? false) { compiledFetches.insert(compiled, for: SQLiteCompiledFetch.Key(request: request)) }
         return try run(compiled, request, connection: connection, schema: schema)
     }
 

@@ -71,6 +71,21 @@ import Testing
         #expect(Self.firstNames(try store.execute(.fetch(windowed))) == ["f10", "f11"])
     }
 
+    @Test func stringsEqualInSwiftButNotInBytesAreCompiledApart() throws {
+        let directory = try TemporaryDirectory()
+        let store = try openStore(try Models.league(), at: directory.file("league.sqlite"))
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)  // Swift: canonically equivalent
+        try insert([("Player", ["firstName": .string(composed), "lastName": .string("c")])], into: store)
+        let find = { (name: String) in FetchRequest(entityName: "Player", predicate: try FetchPredicate(format: "firstName == %@", name)) }
+        #expect(Self.firstNames(try store.execute(.fetch(try find(composed)))).count == 1)
+        // SQLite compares bytes: the decomposed spelling is another string there.
+        #expect(Self.firstNames(try store.execute(.fetch(try find(decomposed)))).isEmpty)
+        #expect(Self.firstNames(try store.execute(.fetch(try find(composed)))).count == 1)
+        #expect(store.compiledFetches.count == 2)
+    }
+
     @Test func predicatesWithNowAreCompiledEveryTime() throws {
         let directory = try TemporaryDirectory()
         let store = try Self.store(in: directory, players: 2)
