@@ -69,6 +69,11 @@ let package = Package(
             name: "FaultingBenchmark",
             dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
             path: "Sources/FaultingBenchmark"),
+        // W3 and W4 (the fixed cost of a fetch request) vs the raw sqlite3 API, without GRDB.
+        .executableTarget(
+            name: "FetchRequestBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
+            path: "Sources/FetchRequestBenchmark"),
         // W13: two threads fetching at once (each its own context on one coordinator) vs one,
         // with and without the SQLite read pool, vs raw sqlite3 with two connections; and the
         // delay a saving writer causes readers.

@@ -85,6 +85,34 @@ public final class InMemoryStore: IncrementalStore {
         func indexedPosition(of name: String) -> Int? { indexed.firstIndex { $0.name == name } }
     }
 
+    /// What a fetch of one shape compiles to in this store (``FetchRequestShape``): the
+    /// entities it reads and, when an index applies, which conjunct it uses. Made when a shape is
+    /// first fetched (and the request validated then); requests of that shape with other
+    /// constants reuse it.
+    private struct FetchPlan {
+        let entities: [String]
+        let index: IndexPlan?
+    }
+
+    /// How an index narrows a fetch: the top-level conjunct `key == constant` it answers, the
+    /// index of each matching entity that holds it, and whether the index's objects are exactly
+    /// the result.
+    private struct IndexPlan {
+        /// The position of the conjunct among the predicate's top-level conjuncts.
+        let conjunct: Int
+        /// The attribute's type, or nil for a to-one relationship (the constant an object ID).
+        let attributeType: AttributeType?
+        /// The indexes to read, in the order of the matching entities, with their positions.
+        let lookups: [(indexes: EntityIndexes, position: Int)]
+        /// The conjunct is the whole predicate and compares values whose equality is identity.
+        let isExact: Bool
+        /// Entity name → its place among the matching entities (to order the IDs found).
+        let entityOrder: [String: Int]
+    }
+
+    /// Compiled fetches by shape (the store is used under its coordinator's lock).
+    private var plans = CompiledRequestCache<FetchRequestShape, FetchPlan>(capacity: 128)
+
     /// The objects with one value of an indexed attribute: one ID without a set (the common
     /// case of a unique key), or a set.
     private enum IndexEntry {
@@ -166,24 +194,26 @@ public final class InMemoryStore: IncrementalStore {
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch):
-            let entities = fetch.matchingEntityNames(in: model)
+            let plan = try self.plan(for: fetch)
             var nodes: [StoreNode] = []
-            if let (candidates, isExact) = indexedCandidates(for: fetch, entities: entities) {
-                nodes = candidates.compactMap { tables[$0.entityName]?.node(for: $0).map(complete) }
+            if let (candidates, isExact) = indexedCandidates(for: fetch, plan: plan) {
+                nodes.reserveCapacity(candidates.count)
+                for id in candidates {
+                    if let node = tables[id.entityName]?.node(for: id) { nodes.append(complete(node)) }
+                }
                 if isExact, fetch.resultType == .managedObjects, fetch.sortKeys.isEmpty {
                     // The index found exactly the objects the predicate selects (an equality with
                     // a constant of the attribute's own kind is all the predicate is), and the
-                    // coordinator validated the request: only offset and limit remain.
-                    let graph = NodeGraph(model: model) { [self] id in tables[id.entityName]?.node(for: id).map(complete) }
-                    return try QueryEngine.shape(fetch, nodes, graph: graph)
+                    // plan validated the request: only offset and limit remain.
+                    return .nodes(Array(QueryEngine.window(nodes, offset: fetch.fetchOffset, limit: fetch.fetchLimit)))
                 }
             } else {
-                for entity in entities {
+                for entity in plan.entities {
                     tables[entity]?.forEach { nodes.append(complete($0)) }
                 }
             }
             let graph = NodeGraph(model: model) { [self] id in tables[id.entityName]?.node(for: id).map(complete) }
-            return try QueryEngine.execute(fetch, over: nodes, graph: graph)
+            return try QueryEngine.execute(fetch, over: nodes, graph: graph, validating: false)
         case .save(let save):
             return .saved(versions: try apply(save))
         case .batchUpdate, .batchDelete, .batchInsert:
@@ -278,6 +308,7 @@ public final class InMemoryStore: IncrementalStore {
         for node in save.deletedObjects {
             if let removed = tables[node.entityName]?.remove(node.objectID) { unindex(removed) }
         }
+        reserveRoom(for: save.insertedObjects)
         for var node in save.insertedObjects {
             node.version = 1
             store(&node)
@@ -297,6 +328,30 @@ public final class InMemoryStore: IncrementalStore {
         }
         return versions
     }
+
+    /// Makes room in the tables and attribute indexes for a large insert at once, so they do
+    /// not grow step by step (rehashing every entry, a cache miss each at a million) while it
+    /// runs. Only an insert that at least doubles an entity's table reserves: reserving a
+    /// little more on every save would copy the tables each time, while growth by doubling
+    /// already costs a constant per object.
+    private func reserveRoom(for inserted: [StoreNode]) {
+        guard inserted.count >= Self.bulkInsert else { return }
+        var added: [String: Int] = [:]
+        for node in inserted { added[node.entityName, default: 0] += 1 }
+        for (entity, count) in added where count >= Self.bulkInsert {
+            let existing = tables[entity]?.count ?? 0
+            guard count >= existing else { continue }
+            let total = existing + count
+            tables[entity, default: NodeTable()].reserveCapacity(total)
+            guard let entityIndexes = indexes[entity] else { continue }
+            for position in entityIndexes.attributeIndex.indices {
+                entityIndexes.attributeIndex[position].reserveCapacity(total)
+            }
+        }
+    }
+
+    /// The number of objects of one entity from which a save reserves room for them first.
+    private static let bulkInsert = 4096
 
     /// Puts a node in its entity's slots (a node made of dictionaries is converted once) and
     /// drops derived to-manys before it is stored (the index answers them).
@@ -341,6 +396,68 @@ public final class InMemoryStore: IncrementalStore {
         }
     }
 
+    /// The compiled form of a fetch: from the cache when a request of its shape was fetched
+    /// before, else validated against the model and planned now.
+    private func plan(for fetch: FetchRequest) throws -> FetchPlan {
+        let shape = FetchRequestShape.isCompact(fetch) ? FetchRequestShape(fetch) : nil
+        if let shape, let plan = plans.value(for: shape) { return plan }
+        try fetch.validate(in: model)
+        let entities = fetch.matchingEntityNames(in: model)
+        let plan = FetchPlan(entities: entities, index: indexPlan(for: fetch, entities: entities))
+        if let shape { plans.insert(plan, for: shape.stored()) }
+        return plan
+    }
+
+    /// The top-level conjuncts of a predicate.
+    private static func conjuncts(of predicate: FetchPredicate) -> [FetchPredicate] {
+        if case .and(let parts) = predicate { return parts }
+        return [predicate]
+    }
+
+    /// The key and constant of a conjunct `key == constant` (no options, no modifier).
+    private static func keyEquality(_ conjunct: FetchPredicate) -> (key: String, constant: StoreValue)? {
+        guard case .comparison(let comparison) = conjunct, comparison.op == .equalTo,
+            comparison.modifier == .direct, comparison.options.isEmpty,
+            case .keyPath(.evaluatedObject, let components) = comparison.lhs, components.count == 1,
+            case .key(let key) = components[0], case .constant(let constant) = comparison.rhs
+        else { return nil }
+        return (key, constant)
+    }
+
+    /// The index plan of a fetch: the first top-level conjunct `key == constant` where `key` is
+    /// a to-one relationship and the constant an object ID, or an indexed attribute and the
+    /// constant of a kind its index may hold; nil when no index applies. The kinds of constants
+    /// are part of a request's shape, so the plan holds for every request of the shape (a value
+    /// that still cannot be an index key, such as 2.5 for an integer, falls back to a scan).
+    private func indexPlan(for fetch: FetchRequest, entities: [String]) -> IndexPlan? {
+        guard let predicate = fetch.predicate, let requested = indexes[fetch.entityName] else { return nil }
+        let conjuncts = Self.conjuncts(of: predicate)
+        let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1, $0) })
+        for (position, conjunct) in conjuncts.enumerated() {
+            guard let (key, constant) = Self.keyEquality(conjunct) else { continue }
+            if requested.toOnePosition(of: key) != nil {
+                guard case .objectID = constant else { continue }
+                let lookups = entities.compactMap { entity in
+                    indexes[entity].flatMap { indexes in indexes.toOnePosition(of: key).map { (indexes, $0) } }
+                }
+                return IndexPlan(conjunct: position, attributeType: nil, lookups: lookups, isExact: conjuncts.count == 1, entityOrder: order)
+            }
+            guard let attribute = requested.indexedPosition(of: key).map({ requested.indexed[$0] }),
+                Self.indexKey(constant, for: attribute.type) != nil
+            else { continue }
+            var isExact = conjuncts.count == 1
+            switch attribute.type {
+            case .integer16, .integer32, .integer64, .string, .uuid, .boolean: break
+            default: isExact = false
+            }
+            let lookups = entities.compactMap { entity in
+                indexes[entity].flatMap { indexes in indexes.indexedPosition(of: key).map { (indexes, $0) } }
+            }
+            return IndexPlan(conjunct: position, attributeType: attribute.type, lookups: lookups, isExact: isExact, entityOrder: order)
+        }
+        return nil
+    }
+
     /// The objects an index can narrow a fetch to, in table order, and whether they are exactly
     /// the objects the predicate selects; nil when no index applies.
     ///
@@ -350,50 +467,35 @@ public final class InMemoryStore: IncrementalStore {
     /// evaluates the whole predicate over these candidates only — unless that conjunct is the
     /// whole predicate and compares values whose equality is their identity (object IDs,
     /// integers, strings, UUIDs, booleans): then the candidates are the result.
-    private func indexedCandidates(for fetch: FetchRequest, entities: [String]) -> (ids: [ObjectID], isExact: Bool)? {
-        guard let predicate = fetch.predicate else { return nil }
-        let conjuncts: [FetchPredicate]
-        if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
-        guard let requested = indexes[fetch.entityName] else { return nil }
-        for conjunct in conjuncts {
-            guard case .comparison(let comparison) = conjunct, comparison.op == .equalTo,
-                comparison.modifier == .direct, comparison.options.isEmpty,
-                case .keyPath(.evaluatedObject, let components) = comparison.lhs, components.count == 1,
-                case .key(let key) = components[0], case .constant(let constant) = comparison.rhs
-            else { continue }
-            var found: [ObjectID] = []
-            var isExact = conjuncts.count == 1
-            if requested.toOnePosition(of: key) != nil {
-                guard case .objectID(let destination) = constant else { continue }
-                for entity in entities {
-                    guard let entityIndexes = indexes[entity], let position = entityIndexes.toOnePosition(of: key) else { continue }
-                    found += entityIndexes.toOneIndex[position][destination] ?? []
+    private func indexedCandidates(for fetch: FetchRequest, plan: FetchPlan) -> (ids: [ObjectID], isExact: Bool)? {
+        guard let index = plan.index, let predicate = fetch.predicate else { return nil }
+        let conjuncts = Self.conjuncts(of: predicate)
+        guard index.conjunct < conjuncts.count, let (_, constant) = Self.keyEquality(conjuncts[index.conjunct]) else { return nil }
+        var found: [ObjectID] = []
+        if let type = index.attributeType {
+            guard let value = Self.indexKey(constant, for: type) else { return nil }
+            for (entityIndexes, position) in index.lookups {
+                switch entityIndexes.attributeIndex[position][value] {
+                case .one(let id)?: found.append(id)
+                case .many(let ids)?: found += ids
+                case nil: break
                 }
-            } else if let attribute = requested.indexedPosition(of: key).map({ requested.indexed[$0] }),
-                let value = Self.indexKey(constant, for: attribute.type)
-            {
-                switch attribute.type {
-                case .integer16, .integer32, .integer64, .string, .uuid, .boolean: break
-                default: isExact = false
-                }
-                for entity in entities {
-                    guard let entityIndexes = indexes[entity], let position = entityIndexes.indexedPosition(of: key) else { continue }
-                    found += entityIndexes.attributeIndex[position][value]?.ids ?? []
-                }
-            } else {
-                continue
             }
-            if found.count <= 1 { return (found, isExact) }
-            let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1, $0) })
-            let sorted = found.sorted { lhs, rhs in
-                let (l, r) = (order[lhs.entityName] ?? 0, order[rhs.entityName] ?? 0)
-                if l != r { return l < r }
-                if case .int(let a)? = lhs.referenceObject, case .int(let b)? = rhs.referenceObject { return a < b }
-                return false
+        } else {
+            guard case .objectID(let destination) = constant else { return nil }
+            for (entityIndexes, position) in index.lookups {
+                found += entityIndexes.toOneIndex[position][destination] ?? []
             }
-            return (sorted, isExact)
         }
-        return nil
+        if found.count <= 1 { return (found, index.isExact) }
+        let order = index.entityOrder
+        let sorted = found.sorted { lhs, rhs in
+            let (l, r) = (order[lhs.entityName] ?? 0, order[rhs.entityName] ?? 0)
+            if l != r { return l < r }
+            if case .int(let a)? = lhs.referenceObject, case .int(let b)? = rhs.referenceObject { return a < b }
+            return false
+        }
+        return (sorted, index.isExact)
     }
 
     /// The value an equality with `constant` finds in an attribute index of `type`, when the

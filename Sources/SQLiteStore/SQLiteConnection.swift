@@ -17,6 +17,10 @@ final class SQLiteConnection {
     /// Whether the database was opened read-only.
     let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
+    /// The cached statements handed out since the last ``resetCachedStatements()``: only these
+    /// can be in the middle of their rows, so only these are reset (a connection may keep
+    /// hundreds of statements; resetting them all cost every read transaction that much).
+    private var handedOut: [SQLiteStatement] = []
     private var transactionDepth = 0
 
     /// Opens (or, when `create` is true and not read-only, creates) the database at `url`; an
@@ -100,6 +104,7 @@ final class SQLiteConnection {
     func cached(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] {
             statement.reset()
+            noteHandedOut(statement)
             return statement
         }
         var statement: OpaquePointer?
@@ -113,15 +118,28 @@ final class SQLiteConnection {
             // cache without bound; callers never hold a cached statement across this call.
             for cachedStatement in statements.values { cachedStatement.finalize() }
             statements.removeAll(keepingCapacity: true)
+            handedOut.removeAll(keepingCapacity: true)
         }
         statements[sql] = wrapped
+        noteHandedOut(wrapped)
         return wrapped
     }
 
-    /// Resets every cached statement, so none that a caller stopped reading early keeps a read
-    /// transaction open (it would block journal-mode changes and WAL checkpoints).
+    private func noteHandedOut(_ statement: SQLiteStatement) {
+        guard !statement.isHandedOut else { return }
+        statement.isHandedOut = true
+        handedOut.append(statement)
+    }
+
+    /// Resets every cached statement handed out since the last call, so none that a caller
+    /// stopped reading early keeps a read transaction open (it would block journal-mode
+    /// changes and WAL checkpoints). Statements not handed out since were reset then.
     func resetCachedStatements() {
-        for statement in statements.values { statement.reset() }
+        for statement in handedOut {
+            statement.reset()
+            statement.isHandedOut = false
+        }
+        handedOut.removeAll(keepingCapacity: true)
     }
 
     /// The number of cached statements.
@@ -175,13 +193,15 @@ final class SQLiteConnection {
     /// Runs `body` in a read transaction (`BEGIN DEFERRED`), so several queries see one snapshot.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 { return try body() }
-        try execute("BEGIN DEFERRED")
+        // Prepared once per connection: a read transaction per fetch would otherwise parse
+        // both statements every time.
+        try cached("BEGIN DEFERRED").run()
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
             let result = try body()
             resetCachedStatements()
-            try execute("COMMIT")
+            try cached("COMMIT").run()
             return result
         } catch {
             resetCachedStatements()

@@ -12,6 +12,8 @@ final class SQLiteStatement {
     /// The SQL text, for messages.
     let sql: String
     private unowned let connection: SQLiteConnection
+    /// Whether the connection handed this cached statement out since it last reset them.
+    var isHandedOut = false
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle

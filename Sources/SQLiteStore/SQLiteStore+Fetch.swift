@@ -23,8 +23,18 @@ extension SQLiteStore {
 
     /// Answers a fetch in SQL: the predicate, sort keys, window and result shape are all
     /// compiled (``SQLiteQueryCompiler``); only the rows asked for are read.
+    ///
+    /// A compiled fetch (its SQL text, its parameters and its row reader) is kept per request
+    /// (``compiledFetches``), so running the same request again binds and steps its prepared
+    /// statement without compiling anything.
     func fetch(_ request: FetchRequest) throws -> StoreResult {
         let (connection, schema) = try ready()
+        let cacheable = request.resultType != .dictionaries && FetchRequestShape.isCompact(request)
+        if cacheable, let compiled = compiledFetches.value(for: SQLiteCompiledFetch.Key(request: request)),
+            compiled.storeIdentifier == identifier
+        {
+            return try run(compiled, request, connection: connection, schema: schema)
+        }
         guard let mapping = schema.entities[request.entityName] else {
             switch request.resultType {
             case .managedObjects: return .nodes([])
@@ -56,37 +66,66 @@ extension SQLiteStore {
         let from = ([SQLiteSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let orderClause = order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", ")
-        countQuery()
+        let sql: String
         switch request.resultType {
         case .count:
-            let sql = window.isEmpty
+            sql = window.isEmpty
                 ? "SELECT COUNT(*) FROM \(from)\(whereClause)"
                 : "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM \(from)\(whereClause)\(orderClause)\(window))"
-            let statement = try query(sql, parameters: compiler.parameters, connection: connection)
+        case .objectIDs:
+            sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)"
+        case .managedObjects, .dictionaries:
+            guard let reader else { return .nodes([]) }
+            sql = "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)"
+        }
+        let compiled = SQLiteCompiledFetch(
+            sql: sql, parameters: compiler.parameters, reader: reader, mapping: mapping, storeIdentifier: identifier)
+        // `now()` is bound as the instant of compiling: such a request is compiled every time.
+        if cacheable && !(request.predicate?.mentionsNow ?? false) { compiledFetches.insert(compiled, for: SQLiteCompiledFetch.Key(request: request)) }
+        return try run(compiled, request, connection: connection, schema: schema)
+    }
+
+    /// Runs a compiled fetch: binds its parameters to its cached statement and reads the rows.
+    private func run(
+        _ compiled: SQLiteCompiledFetch, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLiteSchema
+    ) throws -> StoreResult {
+        countQuery()
+        let statement = try query(compiled.sql, parameters: compiled.parameters, connection: connection)
+        switch request.resultType {
+        case .count:
             guard try statement.step() else { return .count(0) }
             return .count(Int(statement.int64(at: 0)))
         case .objectIDs:
-            let statement = try query(
-                "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)", parameters: compiler.parameters,
-                connection: connection)
             var ids: [ObjectID] = []
             let store = identifier
+            // Rows of one entity come in runs: its ID prefix is looked up once per run.
+            var lastEntity = -1
+            var prefix: ObjectIDPrefix?
             while try statement.step() {
-                ids.append(
-                    try objectID(entityNumber: Int(statement.int64(at: 1)), primaryKey: statement.int64(at: 0), schema: schema, store: store))
+                let entity = Int(statement.int64(at: 1))
+                let key = statement.int64(at: 0)
+                if entity != lastEntity || prefix == nil {
+                    guard let name = schema.entityNames[entity] else {
+                        // Reports the unknown entity number as every row read does.
+                        ids.append(try objectID(entityNumber: entity, primaryKey: key, schema: schema, store: store))
+                        continue
+                    }
+                    prefix = objectIDPrefix(entityNumber: entity, entityName: name, store: store)
+                    lastEntity = entity
+                }
+                if let prefix { ids.append(prefix.objectID(.int(key))) }
             }
             return .objectIDs(ids)
         case .managedObjects, .dictionaries:
-            guard let reader else { return .nodes([]) }
-            let statement = try query(
-                "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)",
-                parameters: compiler.parameters, connection: connection)
+            guard let reader = compiled.reader else { return .nodes([]) }
             var nodes: [StoreNode] = []
             while try statement.step() {
                 nodes.append(try reader.node(from: statement, url: url))
             }
             if !request.relationshipKeyPathsForPrefetching.isEmpty, !nodes.isEmpty {
-                try prefetch(request.relationshipKeyPathsForPrefetching, into: &nodes, entity: mapping, connection: connection, schema: schema)
+                try prefetch(
+                    request.relationshipKeyPathsForPrefetching, into: &nodes, entity: compiled.mapping, connection: connection,
+                    schema: schema)
             }
             return .nodes(nodes)
         }

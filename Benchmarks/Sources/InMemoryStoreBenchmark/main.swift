@@ -81,6 +81,28 @@ func insertThroughCoordinator(_ persons: Int, into coordinator: PersistentStoreC
 }
 
 PersistentStores.registerBuiltInStoreTypes()
+
+// `--profile save N` / `--profile lookups N`: one coordinator save of N persons (nodes), or
+// 10k coordinator lookups in N, and nothing else, for a profiler (callgrind) to count.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--profile", let persons = Int(CommandLine.arguments[3]) {
+    let coordinator = PersistentStoreCoordinator(model: model)
+    _ = try coordinator.addPersistentStore(type: "InMemory")
+    let request = try insertThroughCoordinator(persons, into: coordinator)
+    // Built in both modes, so that the difference of the two profiles is the lookups alone.
+    let lookups = (0..<10_000).map { index in
+        FetchRequest(entityName: "Person", predicate: try? FetchPredicate(format: "email == %@", email(index * 7919 % persons)))
+    }
+    _ = try coordinator.save(request)
+    var found = 0
+    if CommandLine.arguments[2] == "lookups" {
+        for lookup in lookups {
+            if case .nodes(let nodes) = try coordinator.execute(lookup) { found += nodes.count }
+        }
+    }
+    print("found \(found)")
+    exit(0)
+}
+
 let counts = CommandLine.arguments.dropFirst().compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
 let personCounts = counts.isEmpty ? [10_000, 100_000, 1_000_000] : counts
 let lookups = 10_000

@@ -351,9 +351,9 @@ public final class ManagedObjectContext {
     private func fetchMergingPendingChanges(_ request: FetchRequest) throws -> [ManagedObject]? {
         guard request.includesPendingChanges else { return nil }
         try processPendingChanges()
-        let entities = Set(request.matchingEntityNames(in: coordinator.model))
         let valuesMatter = request.predicate != nil || !request.sortKeys.isEmpty
         guard !inserted.isEmpty || !deleted.isEmpty || (valuesMatter && !updated.isEmpty) else { return nil }
+        let entities = Set(request.matchingEntityNames(in: coordinator.model))
         let pending = Array(inserted.values) + Array(deleted.values) + (valuesMatter ? updated.values.filter(\.isUpdated) : [])
         guard pending.contains(where: { entities.contains($0.entity.name) }) else { return nil }
 

@@ -14,6 +14,12 @@ public struct CoordinatorStatistics: Sendable, Hashable {
     /// Of ``fetches``, those a store answered outside the coordinator's lock, beside other
     /// calls (``StoreCapabilities/concurrentReads``).
     public var concurrentFetches = 0
+    /// Fetch requests validated against the model and compiled (routed to their stores) because
+    /// no request of the same shape was compiled before (``FetchRequest`` validation runs once
+    /// per shape: requests that differ only in their constants share it).
+    public var fetchCompilations = 0
+    /// Fetch requests that reused a compiled request of the same shape.
+    public var compiledFetchReuses = 0
 
     /// All zero.
     public init() {}

@@ -58,12 +58,30 @@ public final class PersistentStoreCoordinator: Sendable {
         /// request, a store removed), so a fetch that ran outside the lock knows whether its
         /// rows may be older than the row cache's.
         var writeGeneration: UInt64 = 0
+        /// Fetch requests validated against the model, by shape, with the stores they go to.
+        /// Emptied whenever a store is added or removed (the slot positions change).
+        var compiledFetches = CompiledRequestCache<FetchRequestShape, CompiledFetch>(capacity: PersistentStoreCoordinator.compiledFetchCapacity)
+        /// Advances whenever a store is added or removed, so compiled slot positions are used
+        /// only while they are current.
+        var storeGeneration: UInt64 = 0
 
         func slot(for identifier: String?) -> Slot? {
             guard let identifier else { return nil }
             return slots.first { $0.handle.identifier == identifier }
         }
     }
+
+    /// What a fetch request compiles to in the coordinator: the entities it matches and the
+    /// positions of the slots of the stores it goes to (valid until a store is added or removed).
+    struct CompiledFetch {
+        let entities: [String]
+        let slots: [Int]
+        /// The store generation the slot positions belong to.
+        let storeGeneration: UInt64
+    }
+
+    /// The most compiled fetch requests a coordinator keeps.
+    static let compiledFetchCapacity = 256
 
     /// Creates a coordinator for a model; add stores next.
     public init(model: ObjectModel, registry: StoreRegistry = .shared) {
@@ -176,6 +194,8 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             store.didAdd(to: self)
             state.slots.append(Slot(handle: handle, store: store, fetcher: fetcher))
+            state.compiledFetches.removeAll()
+            state.storeGeneration &+= 1
             return handle
         }
     }
@@ -188,6 +208,8 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             state.slots[index].store.willRemove(from: self)
             state.slots.remove(at: index)
+            state.compiledFetches.removeAll()
+            state.storeGeneration &+= 1
             state.writeGeneration &+= 1
             state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
         }
@@ -348,6 +370,11 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The request is validated against the model first (``FetchRequest/validate(in:)``), so an
     /// unknown key path fails the same way on every store. With several stores, results are
     /// merged, sorted by the sort keys, shaped (dictionaries, aggregates) and windowed here.
+    ///
+    /// Validation and routing run once per request shape: the coordinator keeps the last 256
+    /// shapes it compiled (requests that differ only in the values of their constants share one;
+    /// see `docs/fetch-requests.md`), and forgets them when a store is added or removed.
+    /// ``statistics`` counts compilations and reuses.
     public func execute(_ request: FetchRequest) throws -> StoreResult {
         try execute(request, remembering: false)
     }
@@ -356,20 +383,37 @@ public final class PersistentStoreCoordinator: Sendable {
     /// cache, each counted as held once by the context that will fill its object (which gives
     /// the count back with ``retainRows(_:releasing:)`` when it does not need it).
     func execute(_ request: FetchRequest, remembering: Bool) throws -> StoreResult {
-        guard model.entity(named: request.entityName) != nil else {
-            throw StoreError(.coreData, "The model has no entity named \(request.entityName)", entityName: request.entityName)
-        }
-        try request.validate(in: model)
-        let entities = request.matchingEntityNames(in: model)
+        // A request of a shape compiled before is not validated again (see FetchRequestShape);
+        // requests too large to hash cheaply are validated every time.
+        let shape = FetchRequestShape.isCompact(request) ? FetchRequestShape(request) : nil
+        var compiled: CompiledFetch?
+        var concurrent: (fetcher: any ConcurrentFetcher, generation: UInt64)?
         // A fetch from one store that reads concurrently runs outside the lock; the lock is
         // taken again only to count it and update the row cache with what it read.
-        let concurrent: (fetcher: any ConcurrentFetcher, generation: UInt64)? = state.withLock { state in
-            let slots = state.slots.filter { slot in
-                (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
-                    && entities.contains { slot.store.holds(entityName: $0) }
+        if let shape {
+            (compiled, concurrent) = state.withLock { state in
+                guard let found = state.compiledFetches.value(for: shape) else { return (nil, nil) }
+                state.statistics.compiledFetchReuses += 1
+                return (found, Self.concurrentFetcher(for: found, in: state))
             }
-            guard slots.count == 1, let fetcher = slots[0].fetcher else { return nil }
-            return (fetcher, state.writeGeneration)
+        }
+        if compiled == nil {
+            guard model.entity(named: request.entityName) != nil else {
+                throw StoreError(.coreData, "The model has no entity named \(request.entityName)", entityName: request.entityName)
+            }
+            try request.validate(in: model)
+            let entities = request.matchingEntityNames(in: model)
+            (compiled, concurrent) = state.withLock { state in
+                let slots = state.slots.indices.filter { index in
+                    let slot = state.slots[index]
+                    return (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
+                        && entities.contains { slot.store.holds(entityName: $0) }
+                }
+                let made = CompiledFetch(entities: entities, slots: slots, storeGeneration: state.storeGeneration)
+                state.statistics.fetchCompilations += 1
+                if let shape { state.compiledFetches.insert(made, for: shape.stored()) }
+                return (made, Self.concurrentFetcher(for: made, in: state))
+            }
         }
         if let concurrent, let result = try concurrent.fetcher.fetch(request) {
             state.withLock { state in
@@ -379,10 +423,17 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             return result
         }
+        let entities = compiled?.entities ?? request.matchingEntityNames(in: model)
         return try state.withLock { state in
-            let slots = state.slots.filter { slot in
-                (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
-                    && entities.contains { slot.store.holds(entityName: $0) }
+            // The compiled slot positions hold until a store is added or removed.
+            let slots: [Slot]
+            if let compiled, compiled.storeGeneration == state.storeGeneration {
+                slots = compiled.slots.map { state.slots[$0] }
+            } else {
+                slots = state.slots.filter { slot in
+                    (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
+                        && entities.contains { slot.store.holds(entityName: $0) }
+                }
             }
             state.statistics.fetches += slots.count
             if slots.count == 1 {
@@ -436,6 +487,20 @@ public final class PersistentStoreCoordinator: Sendable {
             return result
         }
     }
+
+    /// The fetcher that answers a compiled request outside the lock, with the write generation
+    /// it starts at: when the request goes to one store and that store reads concurrently.
+    private static func concurrentFetcher(
+        for compiled: CompiledFetch, in state: State
+    ) -> (fetcher: any ConcurrentFetcher, generation: UInt64)? {
+        guard compiled.storeGeneration == state.storeGeneration, compiled.slots.count == 1,
+            let fetcher = state.slots[compiled.slots[0]].fetcher
+        else { return nil }
+        return (fetcher, state.writeGeneration)
+    }
+
+    /// The number of compiled fetch requests the coordinator keeps (at most 256).
+    package var compiledFetchCount: Int { state.withLock { $0.compiledFetches.count } }
 
     /// A node from whichever added store holds it (for key paths across stores while merging).
     private static func lookup(_ objectID: ObjectID, in slots: [Slot]) throws -> StoreNode? {

@@ -20,7 +20,16 @@ public enum QueryEngine {
     ///   - now: the instant `now()` stands for.
     /// - Throws: a ``StoreError`` for an invalid request or a predicate that fails to evaluate.
     public static func execute(_ request: FetchRequest, over nodes: [StoreNode], graph: NodeGraph, now: Date = Date()) throws -> StoreResult {
-        if let model = graph.model { try request.validate(in: model) }
+        try execute(request, over: nodes, graph: graph, now: now, validating: true)
+    }
+
+    /// ``execute(_:over:graph:now:)``, validating the request against the graph's model only
+    /// when `validating` (callers that validated the request already, like the coordinator and
+    /// the stores that keep compiled requests, pass false).
+    package static func execute(
+        _ request: FetchRequest, over nodes: [StoreNode], graph: NodeGraph, now: Date = Date(), validating: Bool
+    ) throws -> StoreResult {
+        if validating, let model = graph.model { try request.validate(in: model) }
         let evaluator = PredicateEvaluator(now: now)
         let matching = try filter(nodes, by: request.predicate, graph: graph, evaluator: evaluator)
         let sorted = try sort(matching, by: request.sortKeys, graph: graph, evaluator: evaluator)

@@ -307,9 +307,10 @@ open class AtomicStore: PersistentStore {
         }
     }
 
+    /// Answers a fetch the coordinator validated already.
     func execute(_ request: FetchRequest) throws -> StoreResult {
         let nodes = request.matchingEntityNames(in: model).flatMap { tables[$0]?.nodes ?? [] }
-        return try QueryEngine.execute(request, over: nodes, graph: nodeGraph)
+        return try QueryEngine.execute(request, over: nodes, graph: nodeGraph, validating: false)
     }
 
     /// The cache seen as a graph, for evaluating key paths across relationships.
