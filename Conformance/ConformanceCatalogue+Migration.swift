@@ -45,7 +45,164 @@ extension ConformanceCatalogue {
             let after = try libraryIDs(ManagedObjectContext(coordinator: reopened.coordinator))
             try env.expectEqual(Set(after.values).count, after.count, "distinct IDs after inserting into the copy")
         },
+        ConformanceCase(
+            "lightweight migration keeps every object", behaviour: 54, area: .migration, requires: .persistent
+        ) { env in
+            let url = try requireURL(env)
+            let stack = try env.openStack(try ConformanceModels.library(), url: .some(url))
+            try fillLibrary(stack.context)
+            try stack.context.save()
+            let before = try libraryIDs(stack.context)
+            try stack.coordinator.remove(stack.store)
+
+            let v2 = try ConformanceModels.libraryVersion2()
+            let coordinator = PersistentStoreCoordinator(model: v2, registry: env.registry)
+            let store = try coordinator.addPersistentStore(type: env.storeType, at: url, options: automaticMigration)
+            try env.expect(v2.isConfiguration(nil, compatibleWithStoreMetadata: try coordinator.metadata(for: store)), "metadata of the migrated store fits the new model")
+            try expectVersion2(env, ManagedObjectContext(coordinator: coordinator), ids: before)
+            try coordinator.remove(store)
+            // Reopened without migration options: the file itself was migrated.
+            let reopened = try env.openStack(v2, url: .some(url))
+            try expectVersion2(env, reopened.context, ids: before)
+        },
+        ConformanceCase(
+            "a migration that cannot be inferred or fails leaves the store intact", behaviour: 54, area: .migration, requires: .persistent
+        ) { env in
+            let url = try requireURL(env)
+            let v1 = try ConformanceModels.library()
+            let stack = try env.openStack(v1, url: .some(url))
+            try fillLibrary(stack.context)
+            try stack.context.save()
+            try stack.coordinator.remove(stack.store)
+            let original = try env.storeContents(at: url)
+
+            // A new required attribute without a default value cannot be inferred: 134140.
+            var impossible = v1.entities
+            for index in impossible.indices where impossible[index].name == "Book" {
+                impossible[index].attributes.append(Attribute("isbn", .string, optional: false))
+            }
+            let error = try env.expectError(.migrationMissingMappingModel, "adding the store with an uninferable change") {
+                _ = try env.openStack(try ObjectModel(entities: impossible), url: .some(url), options: automaticMigration)
+            }
+            try env.expect(error.message.contains("Book.isbn"), "the 134140 message names Book.isbn: \(error.message)")
+            try env.expect(error.message.contains(url.path), "the 134140 message names the store file: \(error.message)")
+            try env.expect(error.message.contains("automatic migration was requested"), "and says migration was requested: \(error.message)")
+            try env.expectStoreUnchanged(at: url, original, "after the refused inference")
+
+            // A custom policy that throws half-way: the store is as it was.
+            var mapping = try MappingModel.inferred(from: v1, to: try ConformanceModels.libraryVersion2())
+            mapping[destination: "Book"]?.transform = { source, _ in
+                if source.attributeValue(forKey: "key") == .string("book-1") {
+                    throw StoreError(.migration, "the policy refuses book-1", entityName: "Book")
+                }
+            }
+            let failed = try env.expectError(.migration, "a migration whose policy throws") {
+                try MigrationManager(sourceModel: v1, destinationModel: try ConformanceModels.libraryVersion2(), registry: env.registry)
+                    .migrateStore(at: url, type: env.storeType, mapping: mapping)
+            }
+            try env.expect(failed.message.contains("book-1"), "the error is the policy's: \(failed.message)")
+            try env.expectStoreUnchanged(at: url, original, "after the policy threw")
+            let reopened = try env.openStack(v1, url: .some(url))
+            try env.expectEqual(try librarySnapshot(reopened.context).count, 9, "objects readable with the old model")
+        },
+        ConformanceCase(
+            "a chain of versions migrates v1 to v3", behaviour: 55, area: .migration, requires: .persistent
+        ) { env in
+            let url = try requireURL(env)
+            let v1 = try ConformanceModels.library()
+            let stack = try env.openStack(v1, url: .some(url))
+            try fillLibrary(stack.context)
+            try stack.context.save()
+            let before = try libraryIDs(stack.context)
+            try stack.coordinator.remove(stack.store)
+            let copy = env.directory.appendingPathComponent("automatic.\(env.storeType.lowercased())")
+            try env.writeStore(try env.storeContents(at: url), at: copy)
+            let v3 = try ConformanceModels.libraryVersion3()
+
+            // Through every version, with a custom step from v2 to v3.
+            var last = try MappingModel.inferred(from: try ConformanceModels.libraryVersion2(), to: v3)
+            last[destination: "Book"]?.attributes["summary"] = .expression { source in
+                guard case .string(let heading)? = source.attributeValue(forKey: "heading"),
+                    case .int(let pages)? = source.attributeValue(forKey: "pages")
+                else { return nil }
+                return .string("\(heading) (\(pages) pages)")
+            }
+            let reports = Locked<[MigrationProgress]>([])
+            try MigrationManager.migrateStore(
+                at: url, type: env.storeType, through: [v1, try ConformanceModels.libraryVersion2(), v3], mappings: [1: last],
+                registry: env.registry, progress: { value in reports.withLock { $0.append(value) } })
+            try env.expectEqual(reports.withLock { $0.last }, Optional(MigrationProgress(done: 9, total: 9)), "last progress report")
+            let stepped = try env.openStack(v3, url: .some(url))
+            try expectVersion3(env, stepped.context, ids: before)
+            let summary = try first(stepped, "Book", where: "key", is: "book-0").value(forKey: "summary")
+            try env.expectEqual(summary, .string("Notes (100 pages)"), "a value computed by the custom v2 → v3 step")
+
+            // Straight from v1 to v3 when the store is added, inferred from the model it keeps.
+            let automatic = try env.openStack(v3, url: .some(copy), options: automaticMigration)
+            try expectVersion3(env, automatic.context, ids: before)
+        },
     ]
+
+    /// Automatic migration with an inferred mapping.
+    static let automaticMigration: StoreOptions = [StoreOptionKey.migrateAutomatically: true, StoreOptionKey.inferMappingModel: true]
+
+    /// The library after migration to version 2 (see ``ConformanceModels/libraryVersion2()``).
+    private static func expectVersion2(_ env: ConformanceEnvironment, _ context: ManagedObjectContext, ids: [String: URL]) throws {
+        func fetch(_ entity: String) throws -> [String: ManagedObject] {
+            var request = FetchRequest(entityName: entity)
+            request.includesSubentities = false
+            return Dictionary(try context.fetch(request).map { ($0.value(forKey: "key", as: String.self) ?? "?", $0) }) { a, _ in a }
+        }
+        let authors = try fetch("Author")
+        let books = try fetch("Book").merging(try fetch("EBook")) { a, _ in a }
+        let labels = try fetch("Label")
+        try env.expectEqual(authors.count, 2, "authors")
+        try env.expectEqual(books.count, 4, "books and e-books")
+        try env.expectEqual(labels.count, 3, "labels (the renamed Tag)")
+        try env.expectEqual(try context.count(for: FetchRequest(entityName: "Shelf")), 0, "shelves (a new entity)")
+        guard let ada = authors["author-ada"], let notes = books["book-0"], let machines = books["ebook-0"] else {
+            throw ConformanceFailure("Ada, book-0 or ebook-0 is missing")
+        }
+        try env.expectEqual(ada.value(forKey: "name"), .string("Ada"), "an attribute kept")
+        try env.expectEqual(ada.value(forKey: "score"), .double(9.75), "a double kept")
+        try env.expectEqual(ada.value(forKey: "nickname"), .null, "a new optional attribute")
+        try env.expectEqual(notes.value(forKey: "heading"), .string("Notes"), "title renamed to heading")
+        try env.expectEqual(notes.value(forKey: "rating"), .int(3), "a new attribute with a default value")
+        try env.expectEqual(machines.value(forKey: "format"), .string("epub"), "a sub-entity's attribute")
+        try env.expectEqual(
+            ada.objects(forKey: "books").map { $0.value(forKey: "key", as: String.self) ?? "?" }, ["book-2", "book-0", "ebook-0"],
+            "an ordered to-many keeps its order")
+        try env.expectEqual(
+            notes.objects(forKey: "authors").map { $0.value(forKey: "key", as: String.self) ?? "?" }, ["author-ada"],
+            "a to-one became a to-many")
+        try env.expectEqual(
+            names(notes.objects(forKey: "labels"), "key"), ["tag-history", "tag-math"], "a renamed many-to-many")
+        try env.expectEqual(names(labels["tag-math"]?.objects(forKey: "books") ?? [], "key"), ["book-0", "ebook-0"], "its inverse")
+        for (key, object) in books {
+            let entity = key.hasPrefix("ebook") ? "EBook" : "Book"
+            try env.expectEqual(object.objectID.uriRepresentation, ids["\(entity) \(key)"], "the ID of \(key)")
+        }
+        if let reference = ids["Tag tag-math"].flatMap(ObjectID.init(uriRepresentation:))?.referenceObject {
+            try env.expectEqual(labels["tag-math"]?.objectID.referenceObject, reference, "a renamed entity's objects keep their reference objects")
+        }
+    }
+
+    /// The library after migration to version 3 (see ``ConformanceModels/libraryVersion3()``).
+    private static func expectVersion3(_ env: ConformanceEnvironment, _ context: ManagedObjectContext, ids: [String: URL]) throws {
+        var request = FetchRequest(entityName: "Book")
+        request.includesSubentities = true
+        let books = try context.fetch(request)
+        try env.expectEqual(books.count, 4, "books (e-books included)")
+        try env.expectEqual(names(books, "heading"), ["Engines", "Machines", "Notes", "Numbers"], "headings")
+        try env.expectEqual(try context.count(for: FetchRequest(entityName: "Author")), 2, "authors")
+        try env.expectEqual(try context.count(for: FetchRequest(entityName: "Label")), 3, "labels")
+        for book in books {
+            let key = book.value(forKey: "key", as: String.self) ?? "?"
+            try env.expectEqual(book.value(forKey: "pages").isNull, false, "pages of \(key) (integer32 → integer64)")
+            let entity = key.hasPrefix("ebook") ? "EBook" : "Book"
+            try env.expectEqual(book.objectID.uriRepresentation, ids["\(entity) \(key)"], "the ID of \(key)")
+        }
+    }
 
     /// One pair of #48: a library store of the type under test copied to `destinationType`.
     private static func copyCase(_ env: ConformanceEnvironment, to destinationType: String, capabilities: StoreCapabilities) throws {
@@ -190,6 +347,57 @@ extension ConformanceCatalogue {
 }
 
 extension ConformanceModels {
+    /// Version 2 of ``library()``: Author loses `uuid` and gains an optional `nickname`; Book's
+    /// `title` is renamed `heading`, it gains a required `rating` with a default value, its
+    /// to-one `author` becomes the to-many `authors`, `tags` becomes `labels`; Tag is renamed
+    /// Label; Shelf is new.
+    public static func libraryVersion2() throws -> ObjectModel {
+        try ObjectModel {
+            Entity("Author") {
+                Attribute("key", .string)
+                Attribute("name", .string)
+                Attribute("born", .date)
+                Attribute("score", .double)
+                Attribute("portrait", .binaryData)
+                Attribute("active", .boolean)
+                Attribute("nickname", .string)
+                Relationship("books", to: "Book", inverse: "authors", toMany: true, ordered: true)
+            }
+            Entity("Book") {
+                Attribute("key", .string)
+                Attribute("heading", .string, renamingIdentifier: "title")
+                Attribute("pages", .integer32)
+                Attribute("rating", .integer16, optional: false, defaultValue: 3)
+                Relationship("authors", to: "Author", inverse: "books", toMany: true, renamingIdentifier: "author")
+                Relationship("labels", to: "Label", inverse: "books", toMany: true, renamingIdentifier: "tags")
+            }
+            Entity("EBook", parent: "Book") {
+                Attribute("format", .string)
+            }
+            Entity("Label", renamingIdentifier: "Tag") {
+                Attribute("key", .string)
+                Attribute("name", .string)
+                Relationship("books", to: "Book", inverse: "labels", toMany: true)
+            }
+            Entity("Shelf") {
+                Attribute("name", .string)
+            }
+        }
+    }
+
+    /// Version 3: Book's `pages` becomes an `integer64`, it gains an optional `summary`, and
+    /// Shelf is gone again.
+    public static func libraryVersion3() throws -> ObjectModel {
+        var entities = try libraryVersion2().entities.filter { $0.name != "Shelf" }
+        for index in entities.indices where entities[index].name == "Book" {
+            for attribute in entities[index].attributes.indices where entities[index].attributes[attribute].name == "pages" {
+                entities[index].attributes[attribute].type = .integer64
+            }
+            entities[index].attributes.append(Attribute("summary", .string))
+        }
+        return try ObjectModel(entities: entities)
+    }
+
     /// Authors, books (and e-books, a sub-entity) and tags: the model of the migration cases.
     public static func library() throws -> ObjectModel {
         try ObjectModel {

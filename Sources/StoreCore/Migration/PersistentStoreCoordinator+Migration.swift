@@ -11,12 +11,56 @@ extension PersistentStoreCoordinator {
         _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL?, options: StoreOptions
     ) throws -> any PersistentStore {
         do {
+            if let url { try migrateIfNeeded(storeClass, model: model, configuration: configuration, url: url, options: options) }
             let store = try storeClass.init(model: model, configurationName: configuration, url: url, options: options)
             try StoreTransfer.load(store)
             try ModelCompatibility.verify(store)
             return store
         } catch let error as StoreError where error.code == .persistentStoreIncompatibleVersionHash {
             throw ModelCompatibility.completing(error, storeURL: url, options: options)
+        }
+    }
+
+    /// Automatic (lightweight) migration: when the options ask for it and the store's metadata
+    /// shows another model, the store is migrated with a mapping inferred from the model its
+    /// metadata keeps (``MigrationManager``) before it is opened. Stores whose metadata keeps no
+    /// model, read-only stores and stores compared only structurally (written by Core Data) are
+    /// left to the ordinary check.
+    static func migrateIfNeeded(
+        _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL, options: StoreOptions
+    ) throws {
+        guard options[StoreOptionKey.migrateAutomatically]?.boolValue == true, !storeClass.isReadOnly(options: options),
+            let size = try? StoreFile.regularFileSize(at: url, storeType: storeClass.storeType), size > 0,
+            let metadata = try? storeClass.metadata(forStoreAt: url, options: options)
+        else { return }
+        if let type = metadata[MetadataKey.storeType]?.stringValue, type != storeClass.storeType { return }
+        let check = ModelCompatibility(
+            model: model, configuration: configuration, storeMetadata: metadata,
+            strict: options[StoreOptionKey.strictVersionChecking]?.boolValue ?? false)
+        guard !check.isCompatible, check.method == .versionHashes else { return }
+        let differing = check.differences.map(\.description).joined(separator: ", ")
+        guard let sourceModel = ModelCompatibility.storedModel(in: metadata) else {
+            throw StoreError(
+                .migrationMissingSourceModel,
+                "The \(storeClass.storeType) store at \(url.path) needs migration (entities that differ: \(differing)) but its metadata keeps no model; migrate it with MigrationManager and the model that wrote it; automatic migration was requested",
+                fileURL: url)
+        }
+        guard options[StoreOptionKey.inferMappingModel]?.boolValue == true else {
+            throw StoreError(
+                .migrationMissingMappingModel,
+                "The \(storeClass.storeType) store at \(url.path) needs migration (entities that differ: \(differing)) and no mapping model is inferred without \(StoreOptionKey.inferMappingModel); automatic migration was requested",
+                fileURL: url)
+        }
+        do {
+            let mapping = try MappingModel.inferred(from: sourceModel, to: model)
+            try MigrationManager.migrate(
+                at: url, storeClass: storeClass, steps: [(sourceModel, model, mapping)], configuration: configuration,
+                options: options, progress: nil)
+        } catch var error as StoreError {
+            if !error.message.contains(url.path) { error.message += "; store: \(url.path)" }
+            if error.fileURL == nil { error.fileURL = url }
+            error.message += "; automatic migration was requested and the store is unchanged"
+            throw error
         }
     }
 
