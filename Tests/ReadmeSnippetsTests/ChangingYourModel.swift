@@ -31,7 +31,8 @@ import Testing
     try second.addPersistentStore(type: "SQLite", at: url, options: [
         StoreOptionKey.migrateAutomatically: true, StoreOptionKey.inferMappingModel: true,   // lightweight migration
     ])
-    let book = try #require(try ManagedObjectContext(coordinator: second).fetch(FetchRequest(entityName: "Book")).first)
+    let view = ManagedObjectContext(coordinator: second)
+    let book = try #require(try view.fetch(FetchRequest(entityName: "Book")).first)
     #expect(book.value(forKey: "name") == "Emma")
     #expect(book.value(forKey: "pages") == 0)
 

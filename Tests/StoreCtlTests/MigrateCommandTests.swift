@@ -36,7 +36,8 @@ import Testing
             #expect(run.output.contains("Migrated the \(type) store at \(url.path); entities that changed: Note"))
             let reader = PersistentStoreCoordinator(model: v2)
             try reader.addPersistentStore(type: type, at: url)
-            let note = try #require(try ManagedObjectContext(coordinator: reader).fetch(FetchRequest(entityName: "Note")).first)
+            let view = ManagedObjectContext(coordinator: reader)
+            let note = try #require(try view.fetch(FetchRequest(entityName: "Note")).first)
             #expect(note.value(forKey: "body") == "hello")
             #expect(note.value(forKey: "pinned") == false)
 
