@@ -14,7 +14,9 @@ import Foundation
 /// try MigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(at: url, type: "SQLite", mapping: mapping)
 /// ```
 ///
-/// How it applies, on every store type (`docs/migration.md`): the store is opened read-only
+/// A store type that conforms to ``InPlaceMigratingStore`` (SQLite) applies a step that only
+/// adds attributes in place, in one transaction. Otherwise, on every store type
+/// (`docs/migration.md`): the store is opened read-only
 /// with the source model and every object read; the objects are mapped in memory, slot by slot;
 /// the result is written once. An atomic store writes its new file through its atomic writer
 /// (a temporary file renamed over the old one). An incremental store with a file is written to
@@ -111,6 +113,15 @@ public struct MigrationManager: Sendable {
             throw StoreError(.migration, "The \(type) store at \(url.path) is opened read-only and cannot be migrated", fileURL: url)
         }
         let compiled = try steps.map { try CompiledMapping($0.2, from: $0.0, to: $0.1) }
+        if steps.count == 1, let inPlace = storeClass as? any InPlaceMigratingStore.Type,
+            let change = AdditiveChange.between(first.0, first.1, mapping: first.2)
+        {
+            let existing = try StoreFile.regularFileSize(at: url, storeType: type) ?? 0
+            if existing > 0, let count = try inPlace.migrateInPlace(at: url, change, configuration: configuration, options: options) {
+                progress?(MigrationProgress(done: count, total: count))
+                return
+            }
+        }
         var storeOptions = options
         storeOptions[StoreOptionKey.migrateAutomatically] = nil
         storeOptions[StoreOptionKey.inferMappingModel] = nil
@@ -196,6 +207,21 @@ public struct MigrationManager: Sendable {
             for file in companions where FileManager.default.fileExists(atPath: file.path) {
                 try FileManager.default.removeItem(at: file)
             }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                // A store kept as a folder: a folder cannot be renamed over a non-empty one, so
+                // the old one is moved aside first and deleted once the new one is in place.
+                let aside = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced-\(UUID().uuidString)")
+                try FileManager.default.moveItem(at: url, to: aside)
+                do {
+                    try FileManager.default.moveItem(at: temporary, to: url)
+                } catch {
+                    try? FileManager.default.moveItem(at: aside, to: url)
+                    throw StoreError(.migration, "Cannot move the migrated store into place at \(url.path): \(error)", fileURL: url)
+                }
+                try? FileManager.default.removeItem(at: aside)
+                return
+            }
             guard rename(temporary.path, url.path) == 0 else {
                 throw StoreError(
                     .migration, "Cannot move the migrated store into place at \(url.path): \(String(cString: strerror(errno)))",
@@ -219,6 +245,14 @@ public struct MigrationManager: Sendable {
         merged.merge(metadata) { _, new in new }
         store.metadata = merged
         try StoreTransfer.write(nodes, to: store)
+    }
+
+    /// Whether a store is at `url`: a non-empty file, or a folder (stores kept as folders).
+    static func storeExists(at url: URL) -> Bool {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return false }
+        if isFolder.boolValue { return true }
+        return ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0) > 0
     }
 
     private static func located(_ error: StoreError, url: URL, type: String) -> StoreError {

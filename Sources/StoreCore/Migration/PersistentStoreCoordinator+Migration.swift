@@ -30,7 +30,7 @@ extension PersistentStoreCoordinator {
         _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL, options: StoreOptions
     ) throws {
         guard options[StoreOptionKey.migrateAutomatically]?.boolValue == true, !storeClass.isReadOnly(options: options),
-            let size = try? StoreFile.regularFileSize(at: url, storeType: storeClass.storeType), size > 0,
+            MigrationManager.storeExists(at: url),
             let metadata = try? storeClass.metadata(forStoreAt: url, options: options)
         else { return }
         if let type = metadata[MetadataKey.storeType]?.stringValue, type != storeClass.storeType { return }
