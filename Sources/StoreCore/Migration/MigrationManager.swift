@@ -45,7 +45,7 @@ public struct MigrationManager: Sendable {
     ///   - configuration: the configuration the store holds; nil for every entity.
     ///   - options: the store's options (read-only is refused: nothing could be written).
     ///   - progress: objects done / total.
-    /// - Throws: 134130 when the store was not written with ``sourceModel``; 134140 for a
+    /// - Throws: 134130 when the store was not written with the source model; 134140 for a
     ///   mapping that names what the models lack; 134110 when an object cannot be mapped (a
     ///   value that does not fit its new type, or what a ``EntityMapping/transform`` throws,
     ///   as its underlying error); what the stores throw. The store is unchanged after any of them.
