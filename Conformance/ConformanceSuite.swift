@@ -17,7 +17,8 @@ public enum ConformanceSuite {
             ConformanceCatalogue.graph, ConformanceCatalogue.deleteRules, ConformanceCatalogue.validation,
             ConformanceCatalogue.faults, ConformanceCatalogue.contexts, ConformanceCatalogue.stores,
             ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus, ConformanceCatalogue.values,
-            ConformanceCatalogue.versioning, ConformanceCatalogue.batch, ConformanceCatalogue.files,
+            ConformanceCatalogue.versioning, ConformanceCatalogue.migration, ConformanceCatalogue.batch,
+            ConformanceCatalogue.files,
         ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }

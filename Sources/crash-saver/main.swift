@@ -168,7 +168,93 @@ func save(_ g: Int64, _ coordinator: PersistentStoreCoordinator, _ store: StoreH
     _ = try coordinator.save(SaveChangesRequest(insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted))
 }
 
+// MARK: Migration under kills
+//
+//     crash-saver migrate <store-type> <store-path>
+//     crash-saver verify-migrated <store-type> <store-path>
+//
+// `migrate` migrates the store back and forth forever between the model above (A) and a
+// version (B) in which Item's `payload` is renamed `text` and an optional `note` is added,
+// printing `migrated k` after each migration. `verify-migrated` opens the store with whichever
+// version its metadata matches, checks every item of its generation (values and count) and
+// prints `verified G A|B`.
+
+/// Version B of the model, and version A with the renaming identifier that maps B back to it.
+func migrationModels() throws -> (a: ObjectModel, b: ObjectModel) {
+    var a = model.entities
+    var b = model.entities
+    for index in a.indices where a[index].name == "Item" {
+        for attribute in a[index].attributes.indices where a[index].attributes[attribute].name == "payload" {
+            a[index].attributes[attribute].renamingIdentifier = "text"
+            b[index].attributes[attribute].name = "text"
+            b[index].attributes[attribute].renamingIdentifier = "payload"
+        }
+        b[index].attributes.append(Attribute("note", .string))
+    }
+    return (try ObjectModel(entities: a), try ObjectModel(entities: b))
+}
+
+func runMigrations(_ mode: String, type: String, url: URL) -> Never {
+    let registry = StoreRegistry()
+    PersistentStores.registerBuiltInStoreTypes(in: registry)
+    do {
+        let (a, b) = try migrationModels()
+        guard let storeClass = registry.storeType(named: type) else { fail("error: unknown type \(type)", status: 64) }
+        func current() throws -> (ObjectModel, String) {
+            let metadata = try storeClass.metadata(forStoreAt: url, options: [:])
+            if a.isConfiguration(nil, compatibleWithStoreMetadata: metadata) { return (a, "A") }
+            if b.isConfiguration(nil, compatibleWithStoreMetadata: metadata) { return (b, "B") }
+            fail("inconsistent: the store's metadata fits neither version", status: 2)
+        }
+        if mode == "verify-migrated" {
+            let (version, name) = try current()
+            let coordinator = PersistentStoreCoordinator(model: version, registry: registry)
+            let store = try coordinator.addPersistentStore(type: type, at: url)
+            let g = coordinator.model == a ? try verify(coordinator, store) : try verifyVersionB(coordinator, store)
+            say("verified \(g) \(name)")
+            exit(0)
+        }
+        var count = 0
+        while true {
+            let (version, _) = try current()
+            let target = version == a ? b : a
+            try MigrationManager(sourceModel: version, destinationModel: target, registry: registry).migrateStore(
+                at: url, type: type, mapping: try MappingModel.inferred(from: version, to: target))
+            count += 1
+            say("migrated \(count)")
+        }
+    } catch {
+        fail("error: \(error)", status: 3)
+    }
+}
+
+/// ``verify(_:_:)`` for version B: the same items, `payload` read as `text`.
+func verifyVersionB(_ coordinator: PersistentStoreCoordinator, _ store: StoreHandle) throws -> Int64 {
+    let g: Int64
+    switch try coordinator.metadata(for: store)[generationKey] {
+    case nil: g = 0
+    case .int(let value)?: g = value
+    case let other?: fail("inconsistent: metadata generation is \(other)", status: 2)
+    }
+    let items = try fetchAll(coordinator, "Item")
+    guard items.count == itemCount(g) else {
+        fail("inconsistent: generation \(g) has \(items.count) items after migration, expected \(itemCount(g))", status: 2)
+    }
+    for item in items {
+        let index = Int(item.attributes["index"]?.doubleValue ?? -1)
+        var expected = values(g, index)
+        expected["text"] = expected.removeValue(forKey: "payload")
+        guard item.attributes == expected else {
+            fail("inconsistent: item \(index) lost values in the migration", status: 2)
+        }
+    }
+    return g
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 4, ["migrate", "verify-migrated"].contains(arguments[1]) {
+    runMigrations(arguments[1], type: arguments[2], url: URL(fileURLWithPath: arguments[3]))
+}
 guard arguments.count == 6, ["run", "verify"].contains(arguments[1]),
     let lowest = Int64(arguments[4]), let highest = Int64(arguments[5])
 else {

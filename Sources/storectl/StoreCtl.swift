@@ -13,10 +13,10 @@ struct StoreCtl: ParsableCommand {
         abstract: "Work with PersistentStores stores.",
         discussion: """
             Every store command takes --config FILE (YAML or JSON) and the PERSISTENCE_* environment \
-            variables; see docs/configuration.md. Copying a store to another type waits for store \
-            migration and is not here yet.
+            variables; see docs/configuration.md. `copy` moves a store to another type; `migrate` \
+            brings a store to a new model version (docs/migration.md).
             """,
-        subcommands: [Demo.self, Info.self, Dump.self, Query.self, Validate.self, Types.self, ConformanceCommand.self],
+        subcommands: [Demo.self, Info.self, Dump.self, Query.self, Validate.self, Copy.self, Migrate.self, Types.self, ConformanceCommand.self],
         defaultSubcommand: Demo.self)
 
     static func main() {

@@ -243,3 +243,15 @@ private func failures(of type: DirectoryStore.Type, behaviours: Set<Int>) -> [(n
     let failed = failures(of: TruncatingDirectoryStore.self, behaviours: [12])
     #expect(failed.contains { $0.name == "every attribute type round-trips exactly" && $0.message.contains("AllTypes.double") })
 }
+
+/// The migration cases alone (#10, #48, #53–#55): a store kept as a folder is migrated by
+/// writing a new folder beside it and swapping the two.
+@Test func directoryStoreMigrates() {
+    let registry = StoreRegistry()
+    registry.register(DirectoryStore.self)
+    let cases = ConformanceSuite.allCases.filter { $0.area == .migration || $0.behaviour == 10 }
+    let report = ConformanceSuite.run(storeType: "Directory", registry: registry, cases: cases)
+    record(report)
+    #expect(report.failed == 0)
+    #expect(report.passed >= 5)
+}

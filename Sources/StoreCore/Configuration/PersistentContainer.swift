@@ -10,6 +10,10 @@ import Foundation
 /// try container.viewContext.save()
 /// ```
 ///
+/// Stores are added with automatic migration and inferred mapping on, unless a description's
+/// options say otherwise (``StoreOptionKey/migrateAutomatically``,
+/// ``StoreOptionKey/inferMappingModel``).
+///
 /// Without descriptions, ``loadPersistentStores()`` adds one SQLite store at
 /// ``defaultDirectoryURL(name:environment:)``/`<name>.sqlite`. Set
 /// ``persistentStoreDescriptions`` first to choose other stores; the configuration target
@@ -122,7 +126,7 @@ public final class PersistentContainer {
             if let folder = description.url?.deletingLastPathComponent() {
                 try Self.createFolder(folder, for: description)
             }
-            try persistentStoreCoordinator.addPersistentStore(description)
+            try persistentStoreCoordinator.addPersistentStore(Self.migratingByDefault(description))
             return nil
         } catch {
             // Nothing half-added: the coordinator did not keep the store; remove what this
@@ -136,6 +140,18 @@ public final class PersistentContainer {
             }
             return storeError
         }
+    }
+
+    /// `description` with automatic migration and inferred mapping on unless it sets them
+    /// itself: as in Core Data, a container migrates a store whose model changed
+    /// (`docs/migration.md`); set ``StoreDescription/shouldMigrateStoreAutomatically`` to
+    /// false in a description's options to turn it off.
+    static func migratingByDefault(_ description: StoreDescription) -> StoreDescription {
+        var result = description
+        for key in [StoreOptionKey.migrateAutomatically, StoreOptionKey.inferMappingModel] where result.options[key] == nil {
+            result.options[key] = .bool(true)
+        }
+        return result
     }
 
     /// The description used when none is set: SQLite at `<default folder>/<name>.sqlite`.

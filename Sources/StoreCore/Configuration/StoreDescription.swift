@@ -38,16 +38,19 @@ public struct StoreDescription: Sendable, Codable, Hashable, CustomStringConvert
     }
 
     /// Whether a store whose model changed is migrated automatically
-    /// (``StoreOptionKey/migrateAutomatically``).
+    /// (``StoreOptionKey/migrateAutomatically``). Setting it writes the option either way, so a
+    /// ``PersistentContainer`` (which turns it on when a description does not set it) keeps an
+    /// explicit `false`.
     public var shouldMigrateStoreAutomatically: Bool {
         get { options[StoreOptionKey.migrateAutomatically] == .bool(true) }
-        set { options[StoreOptionKey.migrateAutomatically] = newValue ? .bool(true) : nil }
+        set { options[StoreOptionKey.migrateAutomatically] = .bool(newValue) }
     }
 
-    /// Whether automatic migration infers its mapping (``StoreOptionKey/inferMappingModel``).
+    /// Whether automatic migration infers its mapping (``StoreOptionKey/inferMappingModel``);
+    /// written either way, like ``shouldMigrateStoreAutomatically``.
     public var shouldInferMappingModelAutomatically: Bool {
         get { options[StoreOptionKey.inferMappingModel] == .bool(true) }
-        set { options[StoreOptionKey.inferMappingModel] = newValue ? .bool(true) : nil }
+        set { options[StoreOptionKey.inferMappingModel] = .bool(newValue) }
     }
 
     /// `"<type> store at <path>"`, or `"<type> store"` without a file; names the store in errors.

@@ -23,14 +23,14 @@ public final class PersistentStoreCoordinator: Sendable {
     public let model: ObjectModel
     /// Where store type names are looked up.
     public let registry: StoreRegistry
-    private let state: Locked<State>
+    let state: Locked<State>
     private let classes = Locked<[String: ManagedObject.Type]>([:])
     /// Advances whenever a class is registered, so contexts can cache the class per entity and
     /// know when to look again without taking the lock per object.
     let classGeneration = Atomic<Int>(0)
     private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
 
-    private struct Slot {
+    struct Slot {
         let handle: StoreHandle
         let store: any PersistentStore
         /// What answers this store's fetches outside the lock; nil for stores that read under
@@ -44,7 +44,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var holders: Int
     }
 
-    private struct State {
+    struct State {
         var slots: [Slot] = []
         /// Rows of incremental stores, by object ID: the node last read or written and how many
         /// contexts hold its object (Core Data's snapshot reference counting). A row lives while
@@ -173,31 +173,34 @@ public final class PersistentStoreCoordinator: Sendable {
                     .persistentStoreOperation, "A store at \(url.path) has already been added to this coordinator",
                     fileURL: url)
             }
-            let store = try storeClass.init(model: model, configurationName: configuration, url: url, options: options)
-            if let incremental = store as? any IncrementalStore {
-                try incremental.loadMetadata()
-            } else if let atomic = store as? AtomicStore {
-                try atomic.loadFromFile()
-            }
-            try ModelCompatibility.verify(store)
-            if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
-                throw StoreError(
-                    .persistentStoreOperation,
-                    "A store with identifier \(store.identifier) has already been added to this coordinator", fileURL: url)
-            }
-            let handle = StoreHandle(
-                identifier: store.identifier, type: type, url: url, configurationName: configuration,
-                isReadOnly: store.isReadOnly, options: options)
-            var fetcher: (any ConcurrentFetcher)?
-            if storeClass.capabilities.contains(.concurrentReads), let reading = store as? any ConcurrentReadingStore {
-                fetcher = try reading.makeConcurrentFetcher()
-            }
-            store.didAdd(to: self)
-            state.slots.append(Slot(handle: handle, store: store, fetcher: fetcher))
-            state.compiledFetches.removeAll()
-            state.storeGeneration &+= 1
-            return handle
+            // Checks the store against the model; migrates it first when the options ask for it
+            // (Migration/PersistentStoreCoordinator+Migration.swift).
+            let store = try Self.openStore(
+                storeClass, model: model, configuration: configuration, url: url, options: options)
+            return try attach(store, type: type, state: &state)
         }
+    }
+
+    /// Puts a loaded and checked store into the coordinator's slots and returns its handle.
+    func attach(_ store: any PersistentStore, type: String, state: inout State) throws -> StoreHandle {
+        let storeClass = Swift.type(of: store)
+        if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
+            throw StoreError(
+                .persistentStoreOperation,
+                "A store with identifier \(store.identifier) has already been added to this coordinator", fileURL: store.url)
+        }
+        let handle = StoreHandle(
+            identifier: store.identifier, type: type, url: store.url, configurationName: store.configurationName,
+            isReadOnly: store.isReadOnly, options: store.options)
+        var fetcher: (any ConcurrentFetcher)?
+        if storeClass.capabilities.contains(.concurrentReads), let reading = store as? any ConcurrentReadingStore {
+            fetcher = try reading.makeConcurrentFetcher()
+        }
+        store.didAdd(to: self)
+        state.slots.append(Slot(handle: handle, store: store, fetcher: fetcher))
+        state.compiledFetches.removeAll()
+        state.storeGeneration &+= 1
+        return handle
     }
 
     /// Detaches a store; its file stays where it is. Throws 134070 when the store is not added.

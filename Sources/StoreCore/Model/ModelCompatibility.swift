@@ -173,11 +173,10 @@ public struct ModelCompatibility: Sendable, Hashable {
     /// The check a coordinator runs right after a store is loaded, before it is added: throws
     /// the 134100 ``error(storeURL:)`` when the store's metadata does not fit the model.
     ///
-    /// Options: ``StoreOptionKey/strictVersionChecking`` compares Core Data's hashes too.
-    /// ``StoreOptionKey/migrateAutomatically`` with ``StoreOptionKey/inferMappingModel`` is where
-    /// lightweight migration starts: the coordinator will migrate the store instead of failing.
-    /// Until migration exists the store still fails with 134100, and the message says that
-    /// migration was asked for.
+    /// Options: ``StoreOptionKey/strictVersionChecking`` compares Core Data's hashes too. The
+    /// coordinator completes the error with ``completing(_:storeURL:options:)``; with
+    /// ``StoreOptionKey/migrateAutomatically`` and ``StoreOptionKey/inferMappingModel`` it
+    /// migrates the store before this check (see `docs/migration.md`).
     @discardableResult
     public static func verify(_ store: any PersistentStore) throws -> ModelCompatibility {
         let options = store.options
@@ -185,15 +184,32 @@ public struct ModelCompatibility: Sendable, Hashable {
             model: store.model, configuration: store.configurationName, storeMetadata: store.metadata,
             storedSchema: try (store as? any SchemaReportingStore)?.storedSchema(),
             strict: options[StoreOptionKey.strictVersionChecking]?.boolValue ?? false)
-        guard var error = check.error(storeURL: store.url) else { return check }
+        if let error = check.error(storeURL: store.url) { throw error }
+        return check
+    }
+
+    /// A 134100 error as every store type reports it: the message names the store file (when
+    /// the store has one) and says whether automatic migration was requested, so the same
+    /// mismatch reads the same on every store type, whichever layer found it.
+    public static func completing(_ error: StoreError, storeURL: URL?, options: StoreOptions) -> StoreError {
+        var completed = error
+        if let storeURL {
+            if !completed.message.contains(storeURL.path) { completed.message += "; store: \(storeURL.path)" }
+            if completed.fileURL == nil { completed.fileURL = storeURL }
+        }
         let migrate = options[StoreOptionKey.migrateAutomatically]?.boolValue ?? false
         let infer = options[StoreOptionKey.inferMappingModel]?.boolValue ?? false
+        guard !completed.message.contains("automatic migration") else { return completed }
         if migrate && infer {
-            // Lightweight migration hook: the coordinator is to migrate the store here (source
-            // model from the metadata's model JSON, destination `store.model`).
-            error.message += "; automatic migration was requested, but this version cannot migrate stores"
+            completed.message += "; automatic migration was requested and could not run"
+        } else if migrate {
+            completed.message +=
+                "; automatic migration was requested without an inferred mapping (\(StoreOptionKey.inferMappingModel)) and no mapping model was given"
+        } else {
+            completed.message +=
+                "; automatic migration was not requested (\(StoreOptionKey.migrateAutomatically) and \(StoreOptionKey.inferMappingModel))"
         }
-        throw error
+        return completed
     }
 
     // MARK: Helpers

@@ -1,0 +1,292 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    // MARK: Opening a store
+
+    /// Creates a store object, reads its file and checks it against the model: what
+    /// ``addPersistentStore(type:configuration:at:options:)`` does before the store joins the
+    /// coordinator. A 134100 error reads the same for every store type: the entities that
+    /// differ, the store file, and whether automatic migration was requested.
+    static func openStore(
+        _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL?, options: StoreOptions
+    ) throws -> any PersistentStore {
+        do {
+            if let url { try migrateIfNeeded(storeClass, model: model, configuration: configuration, url: url, options: options) }
+            let store = try storeClass.init(model: model, configurationName: configuration, url: url, options: options)
+            try StoreTransfer.load(store)
+            try ModelCompatibility.verify(store)
+            return store
+        } catch let error as StoreError where error.code == .persistentStoreIncompatibleVersionHash {
+            throw ModelCompatibility.completing(error, storeURL: url, options: options)
+        }
+    }
+
+    /// Automatic (lightweight) migration: when the options ask for it and the store's metadata
+    /// shows another model, the store is migrated with a mapping inferred from the model its
+    /// metadata keeps (``MigrationManager``) before it is opened. Stores whose metadata keeps no
+    /// model, read-only stores and stores compared only structurally (written by Core Data) are
+    /// left to the ordinary check.
+    static func migrateIfNeeded(
+        _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL, options: StoreOptions
+    ) throws {
+        guard options[StoreOptionKey.migrateAutomatically]?.boolValue == true, !storeClass.isReadOnly(options: options),
+            MigrationManager.storeExists(at: url),
+            let metadata = try? storeClass.metadata(forStoreAt: url, options: options)
+        else { return }
+        if let type = metadata[MetadataKey.storeType]?.stringValue, type != storeClass.storeType { return }
+        let check = ModelCompatibility(
+            model: model, configuration: configuration, storeMetadata: metadata,
+            strict: options[StoreOptionKey.strictVersionChecking]?.boolValue ?? false)
+        guard !check.isCompatible, check.method == .versionHashes else { return }
+        let differing = check.differences.map(\.description).joined(separator: ", ")
+        guard let sourceModel = ModelCompatibility.storedModel(in: metadata) else {
+            throw StoreError(
+                .migrationMissingSourceModel,
+                "The \(storeClass.storeType) store at \(url.path) needs migration (entities that differ: \(differing)) but its metadata keeps no model; migrate it with MigrationManager and the model that wrote it; automatic migration was requested",
+                fileURL: url)
+        }
+        guard options[StoreOptionKey.inferMappingModel]?.boolValue == true else {
+            throw StoreError(
+                .migrationMissingMappingModel,
+                "The \(storeClass.storeType) store at \(url.path) needs migration (entities that differ: \(differing)) and no mapping model is inferred without \(StoreOptionKey.inferMappingModel); automatic migration was requested",
+                fileURL: url)
+        }
+        do {
+            let mapping = try MappingModel.inferred(from: sourceModel, to: model)
+            try MigrationManager.migrate(
+                at: url, storeClass: storeClass, steps: [(sourceModel, model, mapping)], configuration: configuration,
+                options: options, progress: nil)
+        } catch var error as StoreError {
+            if !error.message.contains(url.path) { error.message += "; store: \(url.path)" }
+            if error.fileURL == nil { error.fileURL = url }
+            error.message += "; automatic migration was requested and the store is unchanged"
+            throw error
+        }
+    }
+
+    // MARK: Copying a store
+
+    /// Copies a store to a new file of any registered type and puts the copy in its place:
+    /// Core Data's `migratePersistentStore(_:to:options:type:)`.
+    ///
+    /// ```swift
+    /// let binary = try coordinator.migratePersistentStore(sqliteStore, to: url, type: "Binary")
+    /// ```
+    ///
+    /// Every object is copied with its attributes and relationships (ordered ones in order), and
+    /// every metadata key of the source (user keys included, and `NSStoreUUID` for every store
+    /// type that takes its identifier from its metadata, as the persistent ones do) except
+    /// `NSStoreType` and the file format's own version. The copy keeps each object's ID when the
+    /// destination is of the same type as the source; otherwise the destination mints new
+    /// reference objects (each type has its own kind) and relationships follow them. Row
+    /// versions start again at 1.
+    ///
+    /// When the copy is complete the source store is removed from the coordinator and the new
+    /// store added; the source file is not modified. Contexts that hold objects of the source
+    /// store should be reset. On any failure nothing changes: the source stays added and a
+    /// partly written destination is deleted.
+    ///
+    /// - Parameters:
+    ///   - handle: a store added to this coordinator.
+    ///   - url: where the copy goes: a file that does not exist yet or is empty (nil only for
+    ///     types that need no URL).
+    ///   - type: a registered type name, the source's or any other.
+    ///   - options: the options the new store is added with.
+    ///   - progress: receives objects done / total.
+    /// - Returns: the handle of the new store.
+    /// - Throws: 134070 when `handle` is not added or `url` already holds a store or other data;
+    ///   134000 for an unknown type; what the stores throw (the source unchanged).
+    @discardableResult
+    public func migratePersistentStore(
+        _ handle: StoreHandle, to url: URL?, type: String, options: StoreOptions = [:],
+        progress: MigrationProgressHandler? = nil
+    ) throws -> StoreHandle {
+        let destinationClass = try registry.requireStoreType(named: type)
+        if url == nil && !destinationClass.capabilities.contains(.noURL) {
+            throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
+        }
+        if let url {
+            if let size = try StoreFile.regularFileSize(at: url, storeType: type), size > 0 {
+                throw StoreError(
+                    .persistentStoreOperation,
+                    "Cannot copy \(handle) to \(url.path): a file is already there (destroy it first with destroyPersistentStore)",
+                    fileURL: url)
+            }
+        }
+        return try state.withLock { state in
+            guard let index = state.slots.firstIndex(where: { $0.handle.identifier == handle.identifier }) else {
+                throw StoreError(.persistentStoreOperation, "\(handle) is not added to this coordinator")
+            }
+            if let url, state.slots.contains(where: { $0.handle.url?.standardizedFileURL == url.standardizedFileURL }) {
+                throw StoreError(
+                    .persistentStoreOperation, "A store at \(url.path) has already been added to this coordinator", fileURL: url)
+            }
+            let source = state.slots[index].store
+            let destination = try Self.copy(
+                source, toNew: destinationClass, url: url, options: options, progress: progress)
+            // The copy is complete: swap the stores. A persistent copy is opened again from its
+            // file, as any store is added, so its counters (next keys) come from what it holds.
+            let removed = state.slots.remove(at: index)
+            state.writeGeneration &+= 1
+            do {
+                let added: any PersistentStore
+                if url != nil && destinationClass.capabilities.contains(.persistent) {
+                    added = try Self.openStore(
+                        destinationClass, model: model, configuration: source.configurationName, url: url, options: options)
+                } else {
+                    added = destination
+                }
+                let newHandle = try attach(added, type: type, state: &state)
+                removed.store.willRemove(from: self)
+                state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
+                return newHandle
+            } catch {
+                state.slots.insert(removed, at: index)
+                if let url { try? Self.removeFiles(of: destinationClass, at: url) }
+                throw error
+            }
+        }
+    }
+
+    /// Writes every object and metadata key of `source` into a new store of `destinationClass`
+    /// at `url` and returns it (loaded, not added). A failure deletes what was written.
+    static func copy(
+        _ source: any PersistentStore, toNew destinationClass: any PersistentStore.Type, url: URL?, options: StoreOptions,
+        progress: MigrationProgressHandler?
+    ) throws -> any PersistentStore {
+        do {
+            let destination = try destinationClass.init(
+                model: source.model, configurationName: source.configurationName, url: url, options: options)
+            try StoreTransfer.load(destination)
+            destination.metadata = copiedMetadata(source.metadata, into: destination.metadata)
+            if destination.metadata[MetadataKey.storeUUID]?.stringValue != destination.identifier {
+                // A store whose identifier is fixed when it is created (InMemory) keeps its own.
+                destination.metadata[MetadataKey.storeUUID] = .string(destination.identifier)
+            }
+            let nodes = try StoreTransfer.nodes(of: source)
+            progress?(MigrationProgress(done: 0, total: nodes.count))
+            let keepsIDs = type(of: source).storeType == destinationClass.storeType && destination.identifier == source.identifier
+            try StoreTransfer.write(keepsIDs ? nodes : StoreTransfer.remap(nodes, to: destination), to: destination)
+            progress?(MigrationProgress(done: nodes.count, total: nodes.count))
+            return destination
+        } catch {
+            if let url { try? removeFiles(of: destinationClass, at: url) }
+            throw error
+        }
+    }
+
+    /// The source's metadata over a new store's: every key of `source` except `NSStoreType` and
+    /// the format version, which stay the destination's.
+    static func copiedMetadata(_ source: StoreMetadata, into destination: StoreMetadata) -> StoreMetadata {
+        var result = destination
+        for (key, value) in source where key != MetadataKey.storeType && key != MetadataKey.formatVersion {
+            result[key] = value
+        }
+        return result
+    }
+
+    // MARK: Destroying and replacing store files
+
+    /// Deletes the store of type `type` at `url` with every file it consists of (SQLite's
+    /// `-wal`, `-shm` and `-journal` too, see ``MultiFileStore``): Core Data's
+    /// `destroyPersistentStore(at:type:options:)`. Nothing at `url` is not an error.
+    ///
+    /// ```swift
+    /// try coordinator.destroyPersistentStore(at: url, type: "SQLite")
+    /// ```
+    ///
+    /// - Throws: 134070 when a store at `url` is added to this coordinator (remove it first);
+    ///   134010 when the file is not a store of that type (it is then left alone), so a wrong
+    ///   URL never deletes an unrelated file.
+    public func destroyPersistentStore(at url: URL, type: String, options: StoreOptions = [:]) throws {
+        let storeClass = try registry.requireStoreType(named: type)
+        try refuseAdded(url, doing: "destroy")
+        guard let size = try StoreFile.regularFileSize(at: url, storeType: type) else { return }
+        if size > 0 { _ = try storeClass.metadata(forStoreAt: url, options: options) }
+        try Self.removeFiles(of: storeClass, at: url)
+    }
+
+    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`, both of
+    /// type `type`: Core Data's `replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)`.
+    /// The source is left as it is.
+    ///
+    /// ```swift
+    /// try coordinator.replacePersistentStore(at: liveURL, withPersistentStoreFrom: backupURL, type: "Binary")
+    /// ```
+    ///
+    /// The source's files are first copied beside the destination under temporary names, then
+    /// renamed over the destination's (the main file last), so the destination is either the old
+    /// store or the new one, never a half-copied file. Destination files the source lacks (an old
+    /// `-wal`) are removed before the main file is renamed.
+    ///
+    /// - Throws: 134070 when a store at `destinationURL` is added to this coordinator, or when
+    ///   there is no store at `sourceURL`; 134010 when either file is not a store of `type`.
+    public func replacePersistentStore(
+        at destinationURL: URL, withPersistentStoreFrom sourceURL: URL, type: String, options: StoreOptions = [:]
+    ) throws {
+        let storeClass = try registry.requireStoreType(named: type)
+        try refuseAdded(destinationURL, doing: "replace")
+        guard let size = try StoreFile.regularFileSize(at: sourceURL, storeType: type), size > 0 else {
+            throw StoreError(.persistentStoreOperation, "There is no \(type) store at \(sourceURL.path) to copy", fileURL: sourceURL)
+        }
+        _ = try storeClass.metadata(forStoreAt: sourceURL, options: options)
+        if let existing = try StoreFile.regularFileSize(at: destinationURL, storeType: type), existing > 0 {
+            _ = try storeClass.metadata(forStoreAt: destinationURL, options: options)
+        }
+        let manager = FileManager.default
+        let sources = Self.fileURLs(of: storeClass, at: sourceURL)
+        let destinations = Self.fileURLs(of: storeClass, at: destinationURL)
+        let folder = destinationURL.deletingLastPathComponent()
+        let token = UUID().uuidString
+        var staged: [(URL, URL)] = []  // (temporary, final)
+        do {
+            for (from, to) in zip(sources, destinations) where manager.fileExists(atPath: from.path) {
+                let temporary = folder.appendingPathComponent(".\(to.lastPathComponent).\(token).tmp")
+                try manager.copyItem(at: from, to: temporary)
+                staged.append((temporary, to))
+            }
+        } catch {
+            for (temporary, _) in staged { try? manager.removeItem(at: temporary) }
+            throw StoreError(
+                .persistentStoreOperation, "Cannot copy the \(type) store at \(sourceURL.path) beside \(destinationURL.path): \(error)",
+                fileURL: destinationURL)
+        }
+        let stagedFinals = Set(staged.map(\.1.path))
+        // Companions first (the old ones the source lacks removed), the main file last.
+        for file in destinations.dropFirst() where !stagedFinals.contains(file.path) && manager.fileExists(atPath: file.path) {
+            try manager.removeItem(at: file)
+        }
+        for (temporary, final) in staged.reversed() {
+            if rename(temporary.path, final.path) != 0 {
+                let reason = String(cString: strerror(errno))
+                for (left, _) in staged { try? manager.removeItem(at: left) }
+                throw StoreError(
+                    .persistentStoreOperation, "Cannot move the copy into place at \(final.path): \(reason)", fileURL: destinationURL)
+            }
+        }
+    }
+
+    private func refuseAdded(_ url: URL, doing action: String) throws {
+        if let added = persistentStore(for: url) {
+            throw StoreError(
+                .persistentStoreOperation, "Cannot \(action) the store at \(url.path): \(added) is added to this coordinator; remove it first",
+                fileURL: url)
+        }
+    }
+
+    /// Every file of a store of `storeClass` at `url`, the main file first.
+    static func fileURLs(of storeClass: any PersistentStore.Type, at url: URL) -> [URL] {
+        (storeClass as? any MultiFileStore.Type)?.fileURLs(forStoreAt: url) ?? [url]
+    }
+
+    /// Removes every file of the store at `url` that exists.
+    static func removeFiles(of storeClass: any PersistentStore.Type, at url: URL) throws {
+        for file in fileURLs(of: storeClass, at: url) where FileManager.default.fileExists(atPath: file.path) {
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                throw StoreError(.persistentStoreOperation, "Cannot delete \(file.path): \(error)", fileURL: url)
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import JSONFileStore
+import PersistentStores
+import StoreTestSupport
+import Testing
+
+/// `storectl copy`: a league written by the demo, copied to every other file type and read back.
+@Suite struct CopyCommandTests {
+    init() {
+        PersistentStores.registerBuiltInStoreTypes()
+        StoreRegistry.shared.register(JSONFileStore.self)
+    }
+
+    @Test(arguments: [("SQLite", "XML"), ("XML", "Binary"), ("Binary", "PipeCSV"), ("PipeCSV", "JSONFile"), ("JSONFile", "SQLite")])
+    func copyMovesTheLeagueToAnotherType(from: String, to: String) throws {
+        try withTemporaryDirectory { directory in
+            let source = directory.appendingPathComponent(fileName(for: from))
+            let demo = storectl("demo", "--type", from, "--path", source.path)
+            #expect(demo.status == 0, "\(demo.errors)")
+            let before = try Data(contentsOf: source)
+            let target = directory.appendingPathComponent("copy.\(to.lowercased())")
+            let copy = storectl("copy", source.path, target.path, "--to-type", to)
+            #expect(copy.status == 0, "\(copy.errors)")
+            #expect(copy.output.contains("Copied 4 objects from the \(from) store at \(source.path) to the \(to) store at \(target.path)"))
+            #expect(try Data(contentsOf: source) == before)
+            let info = storectl("info", target.path)
+            #expect(info.status == 0, "\(info.errors)")
+            #expect(info.output.contains("Type:         \(to)"))
+            let dump = storectl("dump", target.path)
+            #expect(dump.output.contains("Bailey"), "\(dump.output)")
+        }
+    }
+
+    @Test func copyRefusesAnExistingFile() throws {
+        try withTemporaryDirectory { directory in
+            let source = directory.appendingPathComponent(fileName(for: "Binary"))
+            #expect(storectl("demo", "--type", "Binary", "--path", source.path).status == 0)
+            let target = directory.appendingPathComponent("taken.xml")
+            try Data("keep me".utf8).write(to: target)
+            let copy = storectl("copy", source.path, target.path, "--to-type", "XML")
+            #expect(copy.status == 1)
+            #expect(copy.errors.hasPrefix("error 134070: Cannot copy"))
+            #expect(copy.errors.contains(target.path))
+            #expect(try Data(contentsOf: target) == Data("keep me".utf8))
+        }
+    }
+}
