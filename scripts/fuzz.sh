@@ -75,6 +75,18 @@ if [[ "$1" == "--regressions" ]]; then
     exit 0
 fi
 
+# Flags of a fuzzing run (not of the regression runs, which check leaks after every input). In
+# the predicate and PipeCSV harnesses most inputs end with more allocations than frees
+# (Foundation's own leaks for some regular expressions and for property lists that do not
+# parse, see lsan-suppressions.txt), and libFuzzer then runs LeakSanitizer's whole-heap scan
+# after each one: measured, 21 against 195 predicate inputs a second. Their fuzzing runs skip
+# the per-input check (docs/reliability.md).
+fuzz_run_flags() {
+    case "$1" in
+        fuzz-predicate | fuzz-pipecsv) echo "-detect_leaks=0" ;;
+    esac
+}
+
 [[ $# -ge 2 ]] || usage
 harness="$1"
 seconds="$2"
@@ -83,6 +95,7 @@ shift 2
 swift build "${fuzz_flags[@]}" --product "$harness"
 bin="$(swift build "${fuzz_flags[@]}" --show-bin-path)"
 mkdir -p ".build/corpus/$harness" ".build/findings/$harness" "Regressions/$harness"
-exec env $(harness_env "$harness") "$bin/$harness" "${common[@]}" $(harness_flags "$harness") -max_total_time="$seconds" -print_final_stats=1 \
+exec env $(harness_env "$harness") "$bin/$harness" "${common[@]}" $(harness_flags "$harness") $(fuzz_run_flags "$harness") \
+    -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix=".build/findings/$harness/" "$@" \
     ".build/corpus/$harness" "Corpus/$harness" "Regressions/$harness"
