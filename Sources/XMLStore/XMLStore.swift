@@ -154,7 +154,9 @@ public final class XMLStore: AtomicStore {
         guard try XMLStoreReader.hasContent(url) else {
             throw StoreError(.persistentStoreOperation, "There is no XML store at \(url.path)", fileURL: url)
         }
-        let header = try XMLStoreReader(url: url).readHeader()
+        let reader = try XMLStoreReader(url: url)
+        reader.limits = try StoreLimits(options: options)
+        let header = try reader.readHeader()
         return try storeMetadata(header, fallbackIdentifier: nil, of: url)
     }
 
@@ -170,6 +172,7 @@ public final class XMLStore: AtomicStore {
             throw StoreError(.persistentStoreOperation, "There is no XML store at \(url.path)", fileURL: url)
         }
         let reader = try XMLStoreReader(url: url)
+        reader.limits = try StoreLimits(options: options)
         let header = try reader.readHeader()
         let current = try storeMetadata(header, fallbackIdentifier: nil, of: url)
         var updated = metadata

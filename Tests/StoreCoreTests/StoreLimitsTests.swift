@@ -162,6 +162,11 @@ struct StoreLimitsTests {
             #expect(error.code == .persistentStoreOpen)
             #expect(error.message.hasPrefix("\(url.path), line "), "\(error.message)")
             #expect(error.message.contains("nests deeper than 2 levels"), "\(error.message)")
+            let coordinator = try Self.coordinator()
+            let metadataError = storeError {
+                _ = try coordinator.metadataForPersistentStore(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(2)])
+            }
+            #expect(metadataError?.message.contains("nests deeper than 2 levels") == true, "\(metadataError?.message ?? "")")
             // The metadata dictionary and three arrays: four levels.
             #expect(try Self.error(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(3)]) != nil)
             #expect(try Self.error(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(4)]) == nil)
