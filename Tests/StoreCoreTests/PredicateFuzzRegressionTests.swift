@@ -75,6 +75,17 @@ struct PredicateFuzzRegressionTests {
         _ = try Self.roundTrip(format)
     }
 
+    /// The fuzzer's input, reduced (`Fuzz/Regressions/fuzz-predicate/unary-minus-on-a-boolean`):
+    /// `-true` is `0 - YES` (only numbers become negative constants), which was formatted
+    /// `-(0 - YES)`; under 199 more minus signs its parentheses went past the nesting limit.
+    @Test(arguments: ["true", "NO", "\"5\"", "name"])
+    func unaryMinusOnAnythingButANumberFormatsWithoutParentheses(_ operand: String) throws {
+        #expect(try Self.roundTrip("x == -" + operand) == "x == -" + (operand == "true" ? "YES" : operand))
+        let deep = "x - " + String(repeating: "-", count: 199) + operand + " == 1"
+        let formatted = try Self.roundTrip(deep)
+        #expect(!formatted.contains("("), "\(formatted)")
+    }
+
     @Test func nestedUnaryMinusAtTheLimitRoundTrips() throws {
         let format = String(repeating: "- ", count: 199) + "a > 0"
         let formatted = try Self.roundTrip(format)
