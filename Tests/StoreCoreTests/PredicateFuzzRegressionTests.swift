@@ -86,6 +86,20 @@ struct PredicateFuzzRegressionTests {
         #expect(!formatted.contains("("), "\(formatted)")
     }
 
+    /// Every input of `Fuzz/Regressions/fuzz-predicate/` that parses round-trips (the same
+    /// property the harness checks, here without the fuzz build).
+    @Test func theHarnessRegressionInputsRoundTrip() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/Regressions/fuzz-predicate")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.contains("unary-minus-on-a-boolean-original"))
+        for name in names {
+            let text = String(decoding: try Data(contentsOf: folder.appendingPathComponent(name)), as: UTF8.self)
+            guard (try? FetchPredicate(format: text)) != nil else { continue }
+            _ = try Self.roundTrip(text)
+        }
+    }
+
     @Test func nestedUnaryMinusAtTheLimitRoundTrips() throws {
         let format = String(repeating: "- ", count: 199) + "a > 0"
         let formatted = try Self.roundTrip(format)
