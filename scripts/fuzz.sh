@@ -33,8 +33,17 @@ usage() {
 debug_flags=(-c debug -Xswiftc -sanitize=fuzzer,address)
 fuzz_flags=(-c release -Xswiftc -g -Xswiftc -sanitize=fuzzer,address)
 
-# Flags every run shares: inputs up to 256 KiB, 10 s per input at most, 2 GiB of memory.
-common=(-max_len=262144 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048)
+# Flags every run shares: 10 s per input at most, 2 GiB of memory.
+common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048)
+
+# The longest input of each harness: store files and models up to 256 KiB; predicates up to
+# 4 KiB (longer ones only repeat what the parser's limits already cover, and cost time per input).
+harness_flags() {
+    case "$1" in
+        fuzz-predicate | fuzz-predicate-diff) echo "-max_len=4096" ;;
+        *) echo "-max_len=262144" ;;
+    esac
+}
 
 # Flags of one harness. The differential harness keeps stores for the whole run; LeakSanitizer
 # takes some of their objects for leaks (pointers inside Swift enum payloads carry tag bits it
@@ -54,7 +63,7 @@ if [[ "$1" == "--regressions" ]]; then
         mkdir -p "Regressions/$harness"
         echo "== $harness: $(ls "Corpus/$harness" | wc -l) seeds, $(ls "Regressions/$harness" | wc -l) regression inputs"
         status=0
-        output="$(env $(harness_env "$harness") "$bin/$harness" "${common[@]}" -runs=0 \
+        output="$(env $(harness_env "$harness") "$bin/$harness" "${common[@]}" $(harness_flags "$harness") -runs=0 \
             -artifact_prefix="$(mktemp -d)/" "Corpus/$harness" "Regressions/$harness" 2>&1)" || status=$?
         grep -E "INITED|Done" <<<"$output" || true
         if [[ $status -ne 0 ]]; then
@@ -66,6 +75,18 @@ if [[ "$1" == "--regressions" ]]; then
     exit 0
 fi
 
+# Flags of a fuzzing run (not of the regression runs, which check leaks after every input). In
+# the predicate and PipeCSV harnesses most inputs end with more allocations than frees
+# (Foundation's own leaks for some regular expressions and for property lists that do not
+# parse, see lsan-suppressions.txt), and libFuzzer then runs LeakSanitizer's whole-heap scan
+# after each one: measured, 21 against 195 predicate inputs a second. Their fuzzing runs skip
+# the per-input check (docs/reliability.md).
+fuzz_run_flags() {
+    case "$1" in
+        fuzz-predicate | fuzz-pipecsv) echo "-detect_leaks=0" ;;
+    esac
+}
+
 [[ $# -ge 2 ]] || usage
 harness="$1"
 seconds="$2"
@@ -74,6 +95,7 @@ shift 2
 swift build "${fuzz_flags[@]}" --product "$harness"
 bin="$(swift build "${fuzz_flags[@]}" --show-bin-path)"
 mkdir -p ".build/corpus/$harness" ".build/findings/$harness" "Regressions/$harness"
-exec env $(harness_env "$harness") "$bin/$harness" "${common[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+exec env $(harness_env "$harness") "$bin/$harness" "${common[@]}" $(harness_flags "$harness") $(fuzz_run_flags "$harness") \
+    -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix=".build/findings/$harness/" "$@" \
     ".build/corpus/$harness" "Corpus/$harness" "Regressions/$harness"

@@ -1,5 +1,5 @@
 import Foundation
-import StoreCore
+@_spi(Fuzzing) import StoreCore
 
 /// The binary store, registered as "Binary": the atomic store to pick for speed. The whole
 /// store is one file in this framework's own compact format (`docs/binary-format.md` describes
@@ -151,7 +151,8 @@ public final class AtomicBinaryStore: AtomicStore {
         let fileMetadata = try Self.checkedType(file.metadata(maximumDepth: limits.maximumNestingDepth), of: url)
         try checkInflatedSize(of: file, at: url)
         adopt(fileMetadata)
-        let decoder = BinaryDataDecoder(model: model, configurationName: configurationName, storeIdentifier: identifier)
+        let decoder = BinaryDataDecoder(
+            model: model, configurationName: configurationName, storeIdentifier: identifier, limits: limits)
         let before = cacheNodeCount
         let summary = try file.withData { bytes throws(BinaryReadFailure) in
             let summary = try decoder.decode(bytes, reserve: { reserveCacheCapacity($1, ofEntity: $0) }) { addCacheNode($0) }
@@ -182,12 +183,28 @@ public final class AtomicBinaryStore: AtomicStore {
     /// Writes the whole store — header, metadata, data — through `AtomicFileWriter`.
     override public func save() throws {
         guard let url else { throw StoreError(.persistentStoreSave, "A Binary store needs a URL") }
+        try write(to: url, through: nil)
+    }
+
+    /// The file ``save()`` would write, in memory (nothing is written): the fuzz harness's
+    /// round trip, which loads it again with ``load(data:)``.
+    @_spi(Fuzzing)
+    public func savedData() throws -> Data {
+        let url = url ?? URL(fileURLWithPath: "/memory.store")
+        var data = Data()
+        try write(to: url) { data = try AtomicFileWriter.collect(naming: url, $0) }
+        return data
+    }
+
+    /// Writes the file at `url` through `AtomicFileWriter`, or through `output` when given.
+    private func write(to url: URL, through output: (((FileOutput) throws -> Void) throws -> Void)?) throws {
         var written = metadata
         for (key, value) in Self.standardMetadata(identifier: identifier, model: model) { written[key] = value }
         written[MetadataKey.formatVersion] = .int(Int64(Self.formatVersion))
         let data = try BinaryDataEncoder(model: model, url: url).encode(nextReference: nextReference, store: self)
         try BinaryFile.write(
-            metadata: BinaryMetadataCodec.encode(written), data: data.bytes, compressionLevel: compressionLevel, to: url)
+            metadata: BinaryMetadataCodec.encode(written), data: data.bytes, compressionLevel: compressionLevel, to: url,
+            through: output)
         // The file is in place: from here on nothing may fail the save.
         if written != metadata { metadata = written }
     }

@@ -16,6 +16,9 @@ struct BinaryDataDecoder {
     let configurationName: String?
     /// The identifier the nodes' object IDs carry.
     let storeIdentifier: String
+    /// The object count and value length limits, checked as the counts and lengths are read,
+    /// before anything is allocated for them.
+    var limits: StoreLimits = .default
 
     /// What the section says beyond its nodes.
     struct Summary {
@@ -133,7 +136,7 @@ struct BinaryDataDecoder {
             for column in slots.indices {
                 switch slots[column] {
                 case .attribute(let slot, let type):
-                    let value = try Self.readValue(&reader, as: type, columns[column].name, entity, nodeIndex)
+                    let value = try Self.readValue(&reader, as: type, columns[column].name, entity, nodeIndex, limits: limits)
                     if case .null = value { continue }
                     values[slot] = value
                 case .toOne(let slot):
@@ -205,7 +208,11 @@ struct BinaryDataDecoder {
                 throw reader.failure("entity \(entityName) has two blocks", at: entityStart)
             }
             // Each node's reference object takes at least two bytes (tag and value).
+            let countStart = reader.position
             let count = try reader.count("the number of \(entityName) nodes", minimumSize: 2)
+            if let excess = limits.objectCountExcess(directory.ids.count + count) {
+                throw reader.failure(excess, at: countStart)
+            }
             if directory.ids.capacity < directory.ids.count + count {  // bounded by the remaining bytes; grows geometrically
                 directory.ids.reserveCapacity(max(directory.ids.count + count, directory.ids.capacity * 2))
             }
@@ -317,7 +324,8 @@ struct BinaryDataDecoder {
     /// A tagged attribute value of `type`; `.null` for the null tag.
     @inline(__always)
     static func readValue(
-        _ reader: inout BinaryReader, as type: AttributeType, _ name: String, _ entity: String, _ nodeIndex: Int
+        _ reader: inout BinaryReader, as type: AttributeType, _ name: String, _ entity: String, _ nodeIndex: Int,
+        limits: StoreLimits = .default
     ) throws(BinaryReadFailure) -> StoreValue {
         let start = reader.position
         let tag = try reader.tag("attribute \(name) of \(entity) node \(nodeIndex)")
@@ -351,13 +359,16 @@ struct BinaryDataDecoder {
             }
             return .decimal(value)
         case (.string, .string):
-            return .string(try reader.string("attribute \(name) of \(entity) node \(nodeIndex)"))
+            let raw = try valueBytes(&reader, name, entity, nodeIndex, limits: limits)
+            guard let text = BinaryReader.text(raw) else { throw mismatch("the string is not valid UTF-8") }
+            return .string(text)
         case (.boolean, .false): return .bool(false)
         case (.boolean, .true): return .bool(true)
         case (.date, .date):
             return .date(Date(timeIntervalSinceReferenceDate: try reader.double(name)))
         case (.binaryData, .data), (.transformable, .data):
-            return .data(try reader.data(name))
+            let raw = try valueBytes(&reader, name, entity, nodeIndex, limits: limits)
+            return .data(raw.isEmpty ? Data() : Data(buffer: raw))
         case (.uuid, .uuid):
             return .uuid(try reader.uuid(name))
         case (.uri, .uri):
@@ -373,6 +384,20 @@ struct BinaryDataDecoder {
         default:
             throw mismatch()
         }
+    }
+
+    /// The bytes of a string or binary value: its length, refused above the value-length limit
+    /// before anything is built from it, then the bytes (still in the file's buffer).
+    @inline(__always)
+    private static func valueBytes(
+        _ reader: inout BinaryReader, _ name: String, _ entity: String, _ nodeIndex: Int, limits: StoreLimits
+    ) throws(BinaryReadFailure) -> UnsafeBufferPointer<UInt8> {
+        let start = reader.position
+        let length = try reader.count("the length of attribute \(name) of \(entity) node \(nodeIndex)")
+        if let excess = limits.valueLengthExcess(length, entityName: entity, key: name) {
+            throw BinaryReadFailure(position: start, reason: excess, entity: entity, property: name)
+        }
+        return try reader.bytes(length, "attribute \(name) of \(entity) node \(nodeIndex)")
     }
 
     private static let posix = Locale(identifier: "en_US_POSIX")

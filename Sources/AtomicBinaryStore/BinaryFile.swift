@@ -207,9 +207,11 @@ final class BinaryFile {
 
     /// Writes a Binary store file — header, `metadata` section, `data` section (deflated at
     /// `compressionLevel` when one is given and deflating makes it smaller) — through
-    /// ``AtomicFileWriter``, so the file is either the old one or the complete new one.
+    /// ``AtomicFileWriter``, so the file is either the old one or the complete new one (or
+    /// through `output`, which runs the writer on a stream of its own).
     static func write(
-        metadata: [UInt8], data: UnsafeBufferPointer<UInt8>, compressionLevel: Int32?, to url: URL
+        metadata: [UInt8], data: UnsafeBufferPointer<UInt8>, compressionLevel: Int32?, to url: URL,
+        through output: (((FileOutput) throws -> Void) throws -> Void)? = nil
     ) throws {
         guard metadata.count <= Int(UInt32.max) else {
             throw StoreError(
@@ -230,15 +232,17 @@ final class BinaryFile {
                 compressed: deflated != nil, metadataLength: UInt32(metadata.count),  // checked above
                 metadataChecksum: Zlib.crc32(metadata), dataChecksum: Zlib.crc32(stored),
                 storedDataLength: UInt64(stored.count), dataLength: UInt64(data.count))
-            try write(header: header, metadata: metadata, storedData: stored, to: url)
+            try write(header: header, metadata: metadata, storedData: stored, to: url, through: output)
         }
     }
 
     /// Writes a file from a header and the two sections as they are stored.
     static func write(
-        header: BinaryFileHeader, metadata: [UInt8], storedData: UnsafeBufferPointer<UInt8>, to url: URL
+        header: BinaryFileHeader, metadata: [UInt8], storedData: UnsafeBufferPointer<UInt8>, to url: URL,
+        through output: (((FileOutput) throws -> Void) throws -> Void)? = nil
     ) throws {
-        try AtomicFileWriter.write(to: url) { output in
+        let write = output ?? { try AtomicFileWriter.write(to: url, $0) }
+        try write { output in
             try output.write(header.encoded)
             try output.write(metadata)
             try output.write(UnsafeRawBufferPointer(storedData))

@@ -70,6 +70,19 @@ enum PipeCSVEscaping {
         return result
     }
 
+    /// The number of bytes ``unescape(_:_:)`` returns for `range` of `line`, counted without
+    /// building them.
+    static func unescapedCount(_ line: [UInt8], _ range: Range<Int>) -> Int {
+        var count = 0
+        var index = range.lowerBound
+        while index < range.upperBound {
+            // An escape and the byte after it stand for one byte; a final backslash for itself.
+            index += line[index] == escape && index + 1 < range.upperBound ? 2 : 1
+            count += 1
+        }
+        return count
+    }
+
     /// Whether `range` of `line` contains a backslash (when not, the bytes are the value).
     static func hasEscapes(_ line: [UInt8], _ range: Range<Int>) -> Bool {
         line[range].contains(escape)

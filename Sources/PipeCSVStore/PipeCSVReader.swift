@@ -15,6 +15,9 @@ struct PipeCSVReader {
     let lenient: Bool
     /// The whole file.
     let bytes: [UInt8]
+    /// The object count and value length limits, checked as each record and value is read,
+    /// before the value is built.
+    var limits: StoreLimits = .default
 
     /// A line of the file: its number (from 1) and its bytes without the newline (and without a
     /// carriage return before it).
@@ -236,6 +239,7 @@ struct PipeCSVReader {
         for line in lines where !line.range.isEmpty {
             recordLines += 1
             try record(of: line, into: &state, objectID: objectID)
+            if let excess = limits.objectCountExcess(state.records.count) { throw failure(line.number, excess) }
         }
         if let expectedRecords, expectedRecords != recordLines {
             throw failure(
@@ -408,6 +412,10 @@ struct PipeCSVReader {
             switch property.kind {
             case .attribute(let type, let slot):
                 if PipeCSVEscaping.isNull(bytes, valueRange) { continue }
+                // Unescaping and base64 never lengthen a value: only a longer text needs a closer look.
+                if valueRange.count > limits.maximumValueLength {
+                    try checkValueLength(valueRange, as: type, line: line, entity: entityName, key: property.name)
+                }
                 if let decoded = decodeInPlace(valueRange, as: type) {
                     values[slot] = decoded
                     continue
@@ -650,6 +658,24 @@ struct PipeCSVReader {
     }
 
     // MARK: Helpers
+
+    /// Refuses a string or binary value that is longer than the value-length limit once
+    /// unescaped (and, for binary values, decoded from base64), counted without building it.
+    private func checkValueLength(_ range: Range<Int>, as type: AttributeType, line: Line, entity: String, key: String) throws {
+        let length: Int
+        switch type {
+        case .string: length = PipeCSVEscaping.unescapedCount(bytes, range)
+        case .binaryData, .transformable:
+            length = bytes.withUnsafeBufferPointer { buffer in
+                // `range` is a range of `bytes` (the caller found it in them).
+                StoreLimits.base64DecodedLength(UnsafeBufferPointer(rebasing: buffer[range]))
+            }
+        default: return
+        }
+        if let excess = limits.valueLengthExcess(length, entityName: entity, key: key) {
+            throw failure(line.number, excess, entity: entity, property: key)
+        }
+    }
 
     /// The unescaped text of a range of the file; invalid UTF-8 is an error naming the position.
     private func text(_ range: Range<Int>, line: Line, what: @autoclosure () -> String) throws -> String {

@@ -1,5 +1,5 @@
 import Foundation
-import StoreCore
+@_spi(Fuzzing) import StoreCore
 
 /// The pipe-delimited text store, registered as "PipeCSV": an `AtomicStore` whose file has
 /// one line per object,
@@ -75,7 +75,7 @@ public final class PipeCSVStore: AtomicStore {
 
     private func load(bytes: [UInt8], url: URL, sidecar: StoreMetadata?, metadataFile: URL) throws {
         let reader = PipeCSVReader(
-            url: url, model: model, configurationName: configurationName, lenient: isLenient, bytes: bytes)
+            url: url, model: model, configurationName: configurationName, lenient: isLenient, bytes: bytes, limits: limits)
         if reader.bytes.isEmpty {
             if let sidecar { adopt(try Self.checkedType(sidecar, of: metadataFile)) }
             return
@@ -119,16 +119,35 @@ public final class PipeCSVStore: AtomicStore {
     /// `AtomicFileWriter`, streaming, then refreshes the metadata file beside it.
     override public func save() throws {
         guard let url else { throw StoreError(.persistentStoreSave, "A PipeCSV store needs a URL") }
+        let written = try writeDataFile(for: url) { try AtomicFileWriter.write(to: url, $0) }
+        // The data file is in place: from here on nothing may fail the save.
+        metadataFileError = Self.writeMetadataFile(written, for: url)
+    }
+
+    /// The data file ``save()`` would write, in memory (nothing is written, no metadata file
+    /// either: the data file's header is authoritative): the fuzz harness's round trip, which
+    /// loads it again with ``load(data:)``.
+    @_spi(Fuzzing)
+    public func savedData() throws -> Data {
+        let url = url ?? URL(fileURLWithPath: "/memory.txt")
+        var data = Data()
+        try writeDataFile(for: url) { data = try AtomicFileWriter.collect(naming: url, $0) }
+        return data
+    }
+
+    /// Writes the data file through `output`, which runs the writer on a stream; the metadata
+    /// written.
+    @discardableResult
+    private func writeDataFile(for url: URL, through output: ((FileOutput) throws -> Void) throws -> Void) throws -> StoreMetadata {
         var written = metadata
         for (key, value) in Self.standardMetadata(identifier: identifier, model: model) { written[key] = value }
         let propertyList = try Self.propertyList(written, format: .binary, for: url)
         let writer = PipeCSVWriter(model: model, exists: { self.containsCacheNode(for: $0) })
-        try AtomicFileWriter.write(to: url) { output in
+        try output { output in
             try writer.write(metadataPropertyList: propertyList, nodes: { try self.forEachCacheNode($0) }, to: output)
         }
-        // The data file is in place: from here on nothing may fail the save.
         if written != metadata { metadata = written }
-        metadataFileError = Self.writeMetadataFile(written, for: url)
+        return written
     }
 
     // MARK: Metadata without adding the store

@@ -133,8 +133,12 @@ enum XMLPropertyList {
     /// Reads the `metadata` element the reader is on (to its end tag): its `plist` (or a bare
     /// `dict`); empty metadata gives an empty dictionary. `failure(line, message)` makes the
     /// error for malformed content; text or an entity reference where the format allows none
-    /// throws ``XMLTextReader/UnexpectedContent``.
-    static func read(from reader: XMLTextReader, failure: @escaping (Int, String) -> StoreError) throws -> StoreMetadata {
+    /// throws ``XMLTextReader/UnexpectedContent``. Arrays and dictionaries may nest
+    /// `maximumDepth` levels, the metadata dictionary included (``StoreLimits/maximumNestingDepth``).
+    static func read(
+        from reader: XMLTextReader, maximumDepth: Int = StoreLimits.default.maximumNestingDepth,
+        failure: @escaping (Int, String) -> StoreError
+    ) throws -> StoreMetadata {
         if reader.isEmptyElement { return [:] }
         let depth = reader.depth
         var metadata: StoreMetadata?
@@ -146,12 +150,12 @@ enum XMLPropertyList {
                 guard !reader.isEmptyElement,
                     try reader.nextChildElement(parentDepth: plistDepth)
                 else { throw failure(reader.line, "the metadata's <plist> is empty") }
-                value = try readValue(from: reader, failure: failure)
+                value = try readValue(from: reader, nesting: Nesting(top: reader.depth, maximum: maximumDepth), failure: failure)
                 if try reader.nextChildElement(parentDepth: plistDepth) {
                     throw failure(reader.line, "the metadata's <plist> holds more than one value")
                 }
             } else {
-                value = try readValue(from: reader, failure: failure)
+                value = try readValue(from: reader, nesting: Nesting(top: reader.depth, maximum: maximumDepth), failure: failure)
             }
             guard case .dictionary(let dictionary) = value else {
                 throw failure(reader.line, "the metadata is not a dictionary")
@@ -161,8 +165,17 @@ enum XMLPropertyList {
         return metadata ?? [:]
     }
 
+    /// The element depth of the metadata's top value and the most levels of arrays and
+    /// dictionaries allowed below it.
+    private struct Nesting {
+        let top: Int
+        let maximum: Int
+    }
+
     /// Reads the value element the reader is on, to its end tag.
-    private static func readValue(from reader: XMLTextReader, failure: @escaping (Int, String) -> StoreError) throws -> MetadataValue {
+    private static func readValue(
+        from reader: XMLTextReader, nesting: Nesting, failure: @escaping (Int, String) -> StoreError
+    ) throws -> MetadataValue {
         let line = reader.line
         let name = reader.nameString
         let depth = reader.depth
@@ -175,6 +188,11 @@ enum XMLPropertyList {
             let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
             return failure(line, "the metadata's <\(name)> \"\(shown)\" is not \(what)")
         }
+        if name == "dict" || name == "array", depth - nesting.top >= nesting.maximum {
+            throw failure(
+                line,
+                "the metadata nests deeper than \(nesting.maximum) levels, the limit (option \(StoreLimits.maximumNestingDepthOption))")
+        }
         switch name {
         case "dict":
             var entries: [String: MetadataValue] = [:]
@@ -183,20 +201,20 @@ enum XMLPropertyList {
                 guard reader.nameString == "key" else {
                     throw failure(reader.line, "the metadata's <dict> holds a <\(reader.nameString)> where a <key> belongs")
                 }
-                guard case .string(let key) = try readValue(from: reader, failure: failure) else {
+                guard case .string(let key) = try readValue(from: reader, nesting: nesting, failure: failure) else {
                     throw failure(reader.line, "a metadata key is not text")
                 }
                 guard try reader.nextChildElement(parentDepth: depth) else {
                     throw failure(reader.line, "metadata key \"\(key)\" has no value")
                 }
-                entries[key] = try readValue(from: reader, failure: failure)
+                entries[key] = try readValue(from: reader, nesting: nesting, failure: failure)
             }
             return .dictionary(entries)
         case "array":
             var items: [MetadataValue] = []
             if reader.isEmptyElement { return .array(items) }
             while try reader.nextChildElement(parentDepth: depth) {
-                items.append(try readValue(from: reader, failure: failure))
+                items.append(try readValue(from: reader, nesting: nesting, failure: failure))
             }
             return .array(items)
         case "string", "key":

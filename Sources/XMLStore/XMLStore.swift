@@ -1,5 +1,5 @@
 import Foundation
-import StoreCore
+@_spi(Fuzzing) import StoreCore
 
 /// Core Data's XML store, registered as "XML": an `AtomicStore` whose file is exactly the
 /// XML that Core Data's `NSXMLStoreType` reads and writes, so stores move between this
@@ -89,6 +89,7 @@ public final class XMLStore: AtomicStore {
     }
 
     private func load(from reader: XMLStoreReader) throws {
+        reader.limits = limits
         let document = try reader.readDocument(mapping: mapping, model: model, configurationName: configurationName)
         metadata = try Self.storeMetadata(document.header, fallbackIdentifier: identifier, of: reader.url)
         nextObjectNumber = max(document.header.nextObjectID ?? 1, document.highestNumber + 1, 1)
@@ -119,10 +120,24 @@ public final class XMLStore: AtomicStore {
     /// Writes the whole file through `AtomicFileWriter`, streaming.
     override public func save() throws {
         guard let url else { throw StoreError(.persistentStoreSave, "An XML store needs a URL") }
+        try write { try AtomicFileWriter.write(to: url, $0) }
+    }
+
+    /// The document ``save()`` would write, in memory (nothing is written): the fuzz harness's
+    /// round trip, which loads it again with ``load(data:)``.
+    @_spi(Fuzzing)
+    public func savedData() throws -> Data {
+        var data = Data()
+        try write { data = try AtomicFileWriter.collect(naming: url ?? URL(fileURLWithPath: "/memory.xml"), $0) }
+        return data
+    }
+
+    /// Writes the document through `output`, which runs the writer on a stream.
+    private func write(through output: ((FileOutput) throws -> Void) throws -> Void) throws {
         var written = metadata
         for (key, value) in Self.standardMetadata(identifier: identifier, model: model) { written[key] = value }
         let writer = XMLStoreWriter(mapping: mapping)
-        try AtomicFileWriter.write(to: url) { output in
+        try output { output in
             try writer.write(
                 uuid: identifier, nextObjectID: nextObjectNumber, metadata: written,
                 nodes: { try self.forEachCacheNode($0) }, holds: { self.containsCacheNode(for: $0) }, to: output)
@@ -139,7 +154,9 @@ public final class XMLStore: AtomicStore {
         guard try XMLStoreReader.hasContent(url) else {
             throw StoreError(.persistentStoreOperation, "There is no XML store at \(url.path)", fileURL: url)
         }
-        let header = try XMLStoreReader(url: url).readHeader()
+        let reader = try XMLStoreReader(url: url)
+        reader.limits = try StoreLimits(options: options)
+        let header = try reader.readHeader()
         return try storeMetadata(header, fallbackIdentifier: nil, of: url)
     }
 
@@ -155,6 +172,7 @@ public final class XMLStore: AtomicStore {
             throw StoreError(.persistentStoreOperation, "There is no XML store at \(url.path)", fileURL: url)
         }
         let reader = try XMLStoreReader(url: url)
+        reader.limits = try StoreLimits(options: options)
         let header = try reader.readHeader()
         let current = try storeMetadata(header, fallbackIdentifier: nil, of: url)
         var updated = metadata

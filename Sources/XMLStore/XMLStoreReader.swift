@@ -83,6 +83,9 @@ final class XMLStoreReader {
     private let reader: XMLTextReader
     private let names: Names
     private var text: [UInt8] = []
+    /// The object count and value length limits ``readDocument(mapping:model:configurationName:)``
+    /// checks as it reads each object and value, before building it.
+    var limits: StoreLimits = .default
     /// Whether ``readHeader()`` stopped on the start tag of the first object (a file without
     /// `databaseInfo`), which ``copyObjects(to:)`` then copies first.
     private var stoppedOnObject = false
@@ -161,6 +164,9 @@ final class XMLStoreReader {
             var lastEntity: XMLNameMapping.Entity?
             while try nextChild(of: 0, in: "<database>") {
                 if reader.isNamed(names.object) {
+                    if let excess = limits.objectCountExcess(document.records.count + 1) {
+                        throw failure(reader.line, excess)
+                    }
                     let record = try readObject(mapping: mapping, model: model, configurationName: configurationName, lastEntity: &lastEntity)
                     if let previous = document.index.updateValue(document.records.count, forKey: record.number) {
                         let other = document.records[previous]
@@ -223,7 +229,9 @@ final class XMLStoreReader {
                 header.nextObjectID = try integerContent("nextObjectID")
             } else if reader.isNamed(names.metadata) {
                 do {
-                    header.metadata = try XMLPropertyList.read(from: reader) { line, message in self.failure(line, message) }
+                    header.metadata = try XMLPropertyList.read(from: reader, maximumDepth: limits.maximumNestingDepth) { line, message in
+                        self.failure(line, message)
+                    }
                 } catch let unexpected as XMLTextReader.UnexpectedContent {
                     throw describe(unexpected, in: "the metadata")
                 }
@@ -369,6 +377,7 @@ final class XMLStoreReader {
                     }
                 }
                 try readText(in: element)
+                try checkValueLength(of: attribute.description.type, isBase64: isBase64, entity: entity.name, name, line: elementLine)
                 guard let value = XMLValueCodec.decode(text, as: attribute.description.type, isBase64: isBase64) else {
                     throw failure(
                         elementLine,
@@ -596,6 +605,23 @@ final class XMLStoreReader {
             try reader.readText(into: &text)
         } catch let unexpected as XMLTextReader.UnexpectedContent {
             throw describe(unexpected, in: "<\(place())>")
+        }
+    }
+
+    /// Refuses the value in `text` when it would be longer than the value-length limit once
+    /// decoded (strings and binary values; base64 counted without decoding it).
+    @inline(__always)
+    private func checkValueLength(of type: AttributeType, isBase64: Bool, entity: String, _ name: String, line: Int) throws {
+        // Decoding never lengthens a value: only a text longer than the limit needs a closer look.
+        guard text.count > limits.maximumValueLength else { return }
+        let length: Int
+        switch type {
+        case .string where !isBase64: length = text.count
+        case .string, .binaryData, .transformable: length = text.withUnsafeBufferPointer(StoreLimits.base64DecodedLength)
+        default: return
+        }
+        if let excess = limits.valueLengthExcess(length, entityName: entity, key: name) {
+            throw failure(line, excess, entity: entity, property: name)
         }
     }
 

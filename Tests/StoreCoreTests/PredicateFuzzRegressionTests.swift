@@ -75,6 +75,31 @@ struct PredicateFuzzRegressionTests {
         _ = try Self.roundTrip(format)
     }
 
+    /// The fuzzer's input, reduced (`Fuzz/Regressions/fuzz-predicate/unary-minus-on-a-boolean`):
+    /// `-true` is `0 - YES` (only numbers become negative constants), which was formatted
+    /// `-(0 - YES)`; under 199 more minus signs its parentheses went past the nesting limit.
+    @Test(arguments: ["true", "NO", "\"5\"", "name"])
+    func unaryMinusOnAnythingButANumberFormatsWithoutParentheses(_ operand: String) throws {
+        #expect(try Self.roundTrip("x == -" + operand) == "x == -" + (operand == "true" ? "YES" : operand))
+        let deep = "x - " + String(repeating: "-", count: 199) + operand + " == 1"
+        let formatted = try Self.roundTrip(deep)
+        #expect(!formatted.contains("("), "\(formatted)")
+    }
+
+    /// Every input of `Fuzz/Regressions/fuzz-predicate/` that parses round-trips (the same
+    /// property the harness checks, here without the fuzz build).
+    @Test func theHarnessRegressionInputsRoundTrip() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/Regressions/fuzz-predicate")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.contains("unary-minus-on-a-boolean-original"))
+        for name in names {
+            let text = String(decoding: try Data(contentsOf: folder.appendingPathComponent(name)), as: UTF8.self)
+            guard (try? FetchPredicate(format: text)) != nil else { continue }
+            _ = try Self.roundTrip(text)
+        }
+    }
+
     @Test func nestedUnaryMinusAtTheLimitRoundTrips() throws {
         let format = String(repeating: "- ", count: 199) + "a > 0"
         let formatted = try Self.roundTrip(format)

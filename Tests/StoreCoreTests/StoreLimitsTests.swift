@@ -17,15 +17,19 @@ struct StoreLimitsTests {
         return PersistentStoreCoordinator(model: model, registry: registry)
     }
 
-    /// A store of `type` at `url` holding three teams, the first with a 100-byte name.
-    static func makeStore(type: String, at url: URL, metadata: StoreMetadata = [:]) throws {
+    /// A store of `type` at `url` holding three teams, the first with a 100-byte name (or
+    /// `firstName`), each with a 10-byte logo (or `logo`).
+    static func makeStore(
+        type: String, at url: URL, metadata: StoreMetadata = [:], firstName: String = String(repeating: "n", count: 100),
+        logo: Data = Data(count: 10)
+    ) throws {
         let coordinator = try coordinator()
         let store = try coordinator.addPersistentStore(type: type, at: url)
         let context = ManagedObjectContext(coordinator: coordinator)
         for index in 0..<3 {
             let team = try context.insert(entityName: "Team")
-            try team.setValue(.string(index == 0 ? String(repeating: "n", count: 100) : "Team \(index)"), forKey: "name")
-            try team.setValue(.data(Data(count: 10)), forKey: "logo")
+            try team.setValue(.string(index == 0 ? firstName : "Team \(index)"), forKey: "name")
+            try team.setValue(.data(logo), forKey: "logo")
         }
         if !metadata.isEmpty {
             var current = try coordinator.metadata(for: store)
@@ -74,7 +78,10 @@ struct StoreLimitsTests {
             try Self.makeStore(type: type, at: url)
             let error = try #require(try Self.error(type: type, at: url, options: [StoreLimits.maximumObjectCountOption: .int(2)]))
             #expect(error.code == .persistentStoreOpen)
-            #expect(error.message.hasPrefix("\(url.path): the file holds more than 2 objects"), "\(error.message)")
+            // Refused by the reader as it counts the objects: the message names the position.
+            let position = type == "Binary" ? "\(url.path): byte " : "\(url.path), line "
+            #expect(error.message.hasPrefix(position), "\(error.message)")
+            #expect(error.message.contains(": the file holds more than 2 objects"), "\(error.message)")
             #expect(error.message.contains(StoreLimits.maximumObjectCountOption), "\(error.message)")
             #expect(try Self.error(type: type, at: url, options: [StoreLimits.maximumObjectCountOption: .int(3)]) == nil)
         }
@@ -87,12 +94,34 @@ struct StoreLimitsTests {
             try Self.makeStore(type: type, at: url)
             let error = try #require(try Self.error(type: type, at: url, options: [StoreLimits.maximumValueLengthOption: .int(50)]))
             #expect(error.code == .persistentStoreOpen)
-            #expect(error.message.hasPrefix("\(url.path): Team.name holds a value of 100 bytes, more than the limit of 50 bytes"), "\(error.message)")
+            // Refused by the reader at the value, before the value is built: the message names the position.
+            let position = type == "Binary" ? "\(url.path): byte " : "\(url.path), line "
+            #expect(error.message.hasPrefix(position), "\(error.message)")
+            #expect(error.message.contains(": Team.name holds a value of 100 bytes, more than the limit of 50 bytes"), "\(error.message)")
             #expect(error.entityName == "Team")
+            #expect(error.propertyName == "name")
             // Binary values count too.
             let blobError = try #require(try Self.error(type: type, at: url, options: [StoreLimits.maximumValueLengthOption: .int(5)]))
             #expect(blobError.message.contains("holds a value of"), "\(blobError.message)")
             #expect(try Self.error(type: type, at: url, options: [StoreLimits.maximumValueLengthOption: .int(100)]) == nil)
+        }
+    }
+
+    /// Values are measured as the model sees them: a string by its UTF-8 bytes once unescaped
+    /// (PipeCSV escapes separators, XML writes entities), binary data by its bytes once
+    /// decoded from base64 (XML, PipeCSV); counted without building the value.
+    @Test(arguments: atomicTypes)
+    func valuesAreMeasuredDecodedAtTheLimitAndOneByteOver(type: String) throws {
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Limits.store")
+            let escaped = String(repeating: "|=,\\\n<&\"", count: 5)  // 40 bytes, longer once escaped
+            #expect(escaped.utf8.count == 40)
+            try Self.makeStore(type: type, at: url, firstName: escaped, logo: Data((0..<40).map { UInt8($0 * 7 % 256) }))
+            #expect(try Self.error(type: type, at: url, options: [StoreLimits.maximumValueLengthOption: .int(40)]) == nil)
+            let error = try #require(try Self.error(type: type, at: url, options: [StoreLimits.maximumValueLengthOption: .int(39)]))
+            #expect(error.code == .persistentStoreOpen)
+            #expect(error.message.contains("holds a value of 40 bytes, more than the limit of 39 bytes"), "\(error.message)")
+            #expect(error.message.contains(url.path), "\(error.message)")
         }
     }
 
@@ -121,6 +150,36 @@ struct StoreLimitsTests {
             }
             #expect(metadataError?.message.contains("nests deeper than 2 levels") == true, "\(metadataError?.message ?? "")")
             #expect(try Self.error(type: "Binary", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(4)]) == nil)
+        }
+    }
+
+    @Test func xmlMetadataNestedDeeperThanTheLimitIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Limits.xml")
+            let nested: MetadataValue = .array([.array([.array([.string("deep")])])])
+            try Self.makeStore(type: "XML", at: url, metadata: ["Nested": nested])
+            let error = try #require(try Self.error(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(2)]))
+            #expect(error.code == .persistentStoreOpen)
+            #expect(error.message.hasPrefix("\(url.path), line "), "\(error.message)")
+            #expect(error.message.contains("nests deeper than 2 levels"), "\(error.message)")
+            let coordinator = try Self.coordinator()
+            let metadataError = storeError {
+                _ = try coordinator.metadataForPersistentStore(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(2)])
+            }
+            #expect(metadataError?.message.contains("nests deeper than 2 levels") == true, "\(metadataError?.message ?? "")")
+            // The metadata dictionary and three arrays: four levels.
+            #expect(try Self.error(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(3)]) != nil)
+            #expect(try Self.error(type: "XML", at: url, options: [StoreLimits.maximumNestingDepthOption: .int(4)]) == nil)
+        }
+    }
+
+    @Test func base64LengthsAreCountedWithoutDecoding() {
+        for count in 0..<20 {
+            let data = Data((0..<count).map { UInt8($0) })
+            for text in [data.base64EncodedString(), data.base64EncodedString(options: .lineLength64Characters), " " + data.base64EncodedString() + "\n"] {
+                let bytes = Array(text.utf8)
+                #expect(bytes.withUnsafeBufferPointer(StoreLimits.base64DecodedLength) == count, "\(text)")
+            }
         }
     }
 

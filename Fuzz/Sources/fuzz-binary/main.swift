@@ -8,7 +8,9 @@ import FuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let data = AtomicBinaryStore.withChecksumsRecomputed(FuzzDriver.data(bytes, count))
-    AtomicRoundTrip.check(AtomicBinaryStore.self, data: data, fileName: "fuzz.store") { try $0.load(data: $1) }
+    AtomicRoundTrip.check(
+        AtomicBinaryStore.self, data: data, fileName: "fuzz.store",
+        load: { try $0.load(data: $1) }, save: { try $0.savedData() })
     return 0
 }
 

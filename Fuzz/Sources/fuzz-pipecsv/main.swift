@@ -8,7 +8,9 @@ import FuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let data = Data(EndLineChecksum.recomputed([UInt8](FuzzDriver.data(bytes, count))))
-    AtomicRoundTrip.check(PipeCSVStore.self, data: data, fileName: "fuzz.txt") { try $0.load(data: $1) }
+    AtomicRoundTrip.check(
+        PipeCSVStore.self, data: data, fileName: "fuzz.txt",
+        load: { try $0.load(data: $1) }, save: { try $0.savedData() })
     return 0
 }
 

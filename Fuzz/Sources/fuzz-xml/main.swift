@@ -6,7 +6,9 @@ import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
-    AtomicRoundTrip.check(XMLStore.self, data: FuzzDriver.data(bytes, count), fileName: "fuzz.xml") { try $0.load(data: $1) }
+    AtomicRoundTrip.check(
+        XMLStore.self, data: FuzzDriver.data(bytes, count), fileName: "fuzz.xml",
+        load: { try $0.load(data: $1) }, save: { try $0.savedData() })
     return 0
 }
 

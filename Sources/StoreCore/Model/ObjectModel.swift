@@ -62,6 +62,18 @@ public struct ObjectModel: Sendable {
             fetchRequestTemplates: fetchRequestTemplates)
     }
 
+    /// The store metadata that depends on the model alone: `compute()` the first time it is
+    /// asked for, the same value after (its JSON and version hashes cost more than the rest of
+    /// making a store, and every store of the model asks for it when it is made and saved).
+    func cachedModelMetadata(_ compute: () -> StoreMetadata) -> StoreMetadata {
+        index.modelMetadata.withLock { cached in
+            if let cached { return cached }
+            let metadata = compute()
+            cached = metadata
+            return metadata
+        }
+    }
+
     /// The fetch request template with that name.
     public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {
         fetchRequestTemplates.first { $0.name == name }
@@ -309,6 +321,8 @@ private final class ModelIndex: Sendable {
     /// its entity's layout by index, without hashing the name.
     let layoutsByNumber: [EntityLayout?]
     let configurationMembers: [String: Set<String>]
+    /// ``PersistentStore/modelMetadata(for:)`` once it was computed (the model never changes).
+    let modelMetadata = Locked<StoreMetadata?>(nil)
 
     init(entities declared: [EntityDescription], configurations: [String: [String]]) throws {
         var byName: [String: EntityDescription] = [:]

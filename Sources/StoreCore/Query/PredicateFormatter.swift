@@ -98,9 +98,16 @@ enum PredicateFormatter {
         }
     }
 
+    /// Whether the parser reads `-x` as a negative constant instead of `0 - x`: integers,
+    /// doubles and decimals only. Not booleans or strings, which `doubleValue` also converts
+    /// (found by fuzzing: `-true` formatted as `-(0 - YES)`, whose parentheses took one level
+    /// more than the parsed predicate, so 199 minus signs formatted past the nesting limit).
     private static func isNumber(_ expression: FetchExpression) -> Bool {
-        if case .constant(let value) = expression, value.doubleValue != nil { return true }
-        return false
+        guard case .constant(let value) = expression else { return false }
+        switch value {
+        case .int, .double, .decimal: return true
+        default: return false
+        }
     }
 
     private static func formatKey(_ key: String) -> String {

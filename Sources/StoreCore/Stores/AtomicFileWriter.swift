@@ -49,6 +49,17 @@ public struct AtomicFileWriter: Sendable {
         try AtomicFileWriter(destination: url).write(body)
     }
 
+    /// What `body` writes, collected in memory instead of a file (nothing touches the disk):
+    /// how the fuzz harnesses save a store and load it again thousands of times a second
+    /// through the same writer code a save runs. `url` names the output in errors.
+    @_spi(Fuzzing)
+    public static func collect(naming url: URL, _ body: (FileOutput) throws -> Void) throws -> Data {
+        let output = FileOutput(descriptor: -1, url: url, destination: url)
+        try body(output)
+        try output.flush()
+        return Data(output.collected)
+    }
+
     /// Replaces the destination with `data`.
     public func write(_ data: Data) throws {
         try write { try $0.write(data) }

@@ -35,8 +35,12 @@ public final class FileOutput {
     private let capacity: Int
     /// The number of bytes handed to the stream so far (buffered or written).
     public private(set) var count: Int = 0
+    /// What was written, for an output that collects into memory (descriptor -1) instead of a
+    /// file (``AtomicFileWriter/collect(naming:_:)``).
+    private(set) var collected: [UInt8] = []
 
-    /// Wraps an open file descriptor; the caller keeps ownership of the descriptor.
+    /// Wraps an open file descriptor; the caller keeps ownership of the descriptor. With
+    /// descriptor -1 the bytes are collected in memory.
     init(descriptor: Int32, url: URL, destination: URL, bufferSize: Int = 1 << 16) {
         self.descriptor = descriptor
         self.url = url
@@ -98,6 +102,10 @@ public final class FileOutput {
     }
 
     private func writeFully(_ bytes: UnsafeRawBufferPointer) throws {
+        if descriptor < 0 {
+            collected.append(contentsOf: bytes)
+            return
+        }
         guard var next = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {

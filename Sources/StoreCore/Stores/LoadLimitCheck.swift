@@ -1,7 +1,8 @@
 import Foundation
 
 /// The object count and value lengths of the nodes a load adds, against ``StoreLimits``: the
-/// first excess is kept and thrown once the store's ``AtomicStore/load()`` returns.
+/// first excess is kept and thrown once the store's ``AtomicStore/load()`` returns. The built-in
+/// stores' readers check both before they build anything; this catches custom stores that do not.
 struct LoadLimitCheck {
     /// An exceeded limit.
     struct Problem: CustomStringConvertible {
@@ -15,14 +16,12 @@ struct LoadLimitCheck {
     mutating func add(_ node: borrowing StoreNode, limits: StoreLimits) {
         count += 1
         guard problem == nil else { return }
-        if count > limits.maximumObjectCount {
-            problem = Problem(
-                description: "the file holds more than \(limits.maximumObjectCount) objects, the limit (raise it with the option \(StoreLimits.maximumObjectCountOption))",
-                entityName: nil)
-        } else if let (key, length) = limits.overlongValue(in: node) {
-            problem = Problem(
-                description: "\(node.entityName).\(key) holds a value of \(length) bytes, more than the limit of \(limits.maximumValueLength) bytes (raise it with the option \(StoreLimits.maximumValueLengthOption))",
-                entityName: node.entityName)
+        if let excess = limits.objectCountExcess(count) {
+            problem = Problem(description: excess, entityName: nil)
+        } else if let (key, length) = limits.overlongValue(in: node),
+            let excess = limits.valueLengthExcess(length, entityName: node.entityName, key: key)
+        {
+            problem = Problem(description: excess, entityName: node.entityName)
         }
     }
 }

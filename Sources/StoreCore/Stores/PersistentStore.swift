@@ -83,16 +83,19 @@ extension PersistentStore {
 
     /// The model-dependent part of ``standardMetadata(identifier:model:)`` (hashes, hashes
     /// version, version identifiers, model JSON): what a store refreshes when it rewrites a file
-    /// with a model other than the one that created it.
+    /// with a model other than the one that created it. Computed once per model and kept with
+    /// it.
     public static func modelMetadata(for model: ObjectModel) -> StoreMetadata {
-        var metadata: StoreMetadata = [
-            MetadataKey.versionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
-            MetadataKey.versionHashesVersion: .int(ObjectModel.versionHashesVersion),
-            MetadataKey.versionIdentifiers: .array(model.versionIdentifiers.map { .string($0) }),
-        ]
-        // Encoding a validated model cannot fail (every value is a string, number or bool).
-        if let json = try? model.jsonData() { metadata[MetadataKey.modelJSON] = .data(json) }
-        return metadata
+        model.cachedModelMetadata {
+            var metadata: StoreMetadata = [
+                MetadataKey.versionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+                MetadataKey.versionHashesVersion: .int(ObjectModel.versionHashesVersion),
+                MetadataKey.versionIdentifiers: .array(model.versionIdentifiers.map { .string($0) }),
+            ]
+            // Encoding a validated model cannot fail (every value is a string, number or bool).
+            if let json = try? model.jsonData() { metadata[MetadataKey.modelJSON] = .data(json) }
+            return metadata
+        }
     }
 
     /// Whether the store's configuration holds the entity.

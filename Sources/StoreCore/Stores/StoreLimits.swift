@@ -6,9 +6,9 @@ import Foundation
 /// | Option | Default | Checked |
 /// |---|---|---|
 /// | ``maximumFileSizeOption`` | 2 GiB | before an atomic store's file is read; before SQLite opens a file |
-/// | ``maximumObjectCountOption`` | 50,000,000 | while an atomic store loads |
-/// | ``maximumValueLengthOption`` | 256 MiB | each string (UTF-8 bytes) and binary value an atomic store loads; SQLite's `SQLITE_LIMIT_LENGTH` for every value it reads or writes |
-/// | ``maximumNestingDepthOption`` | 64 (at most 1,000) | metadata arrays and dictionaries in a Binary store file |
+/// | ``maximumObjectCountOption`` | 50,000,000 | as an atomic store's reader counts the file's objects, before it makes room for them |
+/// | ``maximumValueLengthOption`` | 256 MiB | each string (UTF-8 bytes) and binary value an atomic store reads, before it is built; SQLite's `SQLITE_LIMIT_LENGTH` for every value it reads or writes |
+/// | ``maximumNestingDepthOption`` | 64 (at most 1,000) | metadata arrays and dictionaries in a Binary or XML store file |
 ///
 /// An exceeded limit is a 134080 ``StoreError`` naming the file, the limit and its option. Other
 /// bounds are fixed: libxml2's (a text node of at most 10,000,000 bytes, 256 levels of
@@ -83,6 +83,39 @@ public struct StoreLimits: Sendable, Hashable {
             .persistentStoreOpen,
             "\(url.path) is \(size) bytes, more than the limit of \(maximumFileSize) bytes; nothing was read (raise the limit with the option \(Self.maximumFileSizeOption))",
             fileURL: url)
+    }
+
+    /// Why a file holding `count` objects is refused: a reason naming the limit and its option,
+    /// or nil within ``maximumObjectCount``. Loaders call it as they count objects, before they
+    /// allocate room for them.
+    public func objectCountExcess(_ count: Int) -> String? {
+        guard count > maximumObjectCount else { return nil }
+        return "the file holds more than \(maximumObjectCount) objects, the limit (raise it with the option \(Self.maximumObjectCountOption))"
+    }
+
+    /// Why a value of `length` bytes (a string's UTF-8 or a binary value) of `entityName.key` is
+    /// refused: a reason naming the limit and its option, or nil within ``maximumValueLength``.
+    /// Loaders call it with the length the file declares or the stored text implies, before
+    /// they build the value.
+    public func valueLengthExcess(_ length: Int, entityName: String, key: String) -> String? {
+        guard length > maximumValueLength else { return nil }
+        return "\(entityName).\(key) holds a value of \(length) bytes, more than the limit of \(maximumValueLength) bytes (raise it with the option \(Self.maximumValueLengthOption))"
+    }
+
+    /// The number of bytes base64 text decodes to, counted without decoding it: characters
+    /// outside the base64 alphabet (whitespace, padding) are not counted. For a text that is
+    /// not valid base64 the count is a bound the decoder never exceeds.
+    public static func base64DecodedLength(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+        var symbols = 0
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "+"), UInt8(ascii: "/"):
+                symbols += 1
+            default: continue
+            }
+        }
+        return symbols / 4 * 3 + max(0, symbols % 4 - 1)
     }
 
     /// The first value of `node` longer than ``maximumValueLength``: its key and length.
