@@ -42,6 +42,9 @@ public struct MigrationManager: Sendable {
     /// Migrates the store at `url` (of type `type`) in place with `mapping`.
     ///
     /// - Parameters:
+    ///   - url: the store's file.
+    ///   - type: the store's registered type.
+    ///   - mapping: how each object of the source model becomes one of the destination model.
     ///   - configuration: the configuration the store holds; nil for every entity.
     ///   - options: the store's options (read-only is refused: nothing could be written).
     ///   - progress: objects done / total.
