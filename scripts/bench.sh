@@ -13,11 +13,9 @@ cd "$(dirname "$0")/.."
 sizes="${1:-10000,100000,1000000}"
 out="${2:-Benchmarks/.build/results-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$out"
-products=(SQLiteStoreBenchmark FaultingBenchmark BinaryStoreBenchmark XMLStoreBenchmark
-    PipeCSVStoreBenchmark InMemoryStoreBenchmark ConcurrentReadersBenchmark FetchRequestBenchmark)
-build=(swift build -c release --package-path Benchmarks)
-for product in "${products[@]}"; do build+=(--product "$product"); done
-"${build[@]}"
+# Every product of the package (one `swift build` builds only the last of several --product
+# flags, so the whole package is built).
+swift build -c release --package-path Benchmarks
 bin="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 positional="${sizes//,/ }"
 
