@@ -218,6 +218,48 @@ extension SQLiteStore {
         return try reader.node(from: statement, url: url)
     }
 
+    /// The values of several objects: one query per entity reading the rows by primary key
+    /// (`Z_PK IN` a JSON array of the keys, so any number fits SQLite's limits), with no
+    /// predicate built or compiled. IDs of other stores and rows that do not exist are left out.
+    public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
+        let (connection, _) = try ready()
+        // Keys by entity, grouped by the IDs' interned entity numbers (no name hashing per ID).
+        var groups: [(entityNumber: Int, entityName: String, keys: [Int64])] = []
+        var groupOfEntity: [Int: Int] = [:]
+        for objectID in objectIDs {
+            guard objectID.storeIdentifier == identifier, case .int(let key)? = objectID.referenceObject else { continue }
+            if let index = groupOfEntity[objectID.entityNumber] {
+                groups[index].keys.append(key)
+            } else {
+                groupOfEntity[objectID.entityNumber] = groups.count
+                groups.append((objectID.entityNumber, objectID.entityName, [key]))
+            }
+        }
+        var nodes: [IncrementalStoreNode] = []
+        nodes.reserveCapacity(objectIDs.count)
+        for group in groups {
+            let mapping = try self.mapping(of: group.entityName)
+            let reader = rowReader(for: [mapping])
+            let statement = try connection.cached(
+                "SELECT \(reader.selectList()) FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK IN (SELECT value FROM json_each(?1))")
+            var keys = "["
+            keys.reserveCapacity(group.keys.count * 8)
+            for (index, key) in group.keys.enumerated() {
+                if index > 0 { keys += "," }
+                keys += String(key)
+            }
+            keys += "]"
+            statement.bind(text: keys, at: 1)
+            countQuery()
+            while try statement.step() {
+                // A row of another entity of the same table is not one of the IDs asked for.
+                guard Int(statement.int64(at: 1)) == mapping.number else { continue }
+                nodes.append(try reader.node(from: statement, url: url))
+            }
+        }
+        return nodes
+    }
+
     static func missing(_ objectID: ObjectID) -> StoreError {
         StoreError(
             .managedObjectReferentialIntegrity, "Object \(objectID) (\(objectID.entityName)) does not exist in the SQLite store",

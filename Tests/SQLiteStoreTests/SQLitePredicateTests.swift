@@ -232,6 +232,24 @@ struct SQLitePredicateTests {
         }
     }
 
+    @Test("Several objects' values in one query per entity: each ID of the store once, missing and other stores' IDs left out")
+    func newValuesForSeveralObjects() throws {
+        let model = try PredicateCorpus.model()
+        let loaded = try Self.load("tags3x3", model: model)
+        let ids = Array(loaded.ids.values)
+        let entity = try #require(ids.first?.entityName)
+        let missing = ObjectID(storeIdentifier: loaded.store.identifier, entityName: entity, reference: .int(999_999))
+        let foreign = ObjectID(storeIdentifier: "another store", entityName: entity, reference: .int(1))
+        let before = loaded.store.queryCount
+        let nodes = try loaded.store.newValues(forObjectsWith: ids + [missing, foreign, ids[0]].shuffled())
+        #expect(loaded.store.queryCount - before == Set(ids.map(\.entityName)).count, "one query per entity")
+        #expect(Set(nodes.map(\.objectID)) == Set(ids))
+        #expect(nodes.count == ids.count, "an ID asked for twice is read once")
+        for node in nodes {
+            #expect(node == (try loaded.store.newValues(forObjectWith: node.objectID)), "as read one by one")
+        }
+    }
+
     @Test("BEGINSWITH on an indexed column is a range the index serves")
     func prefixUsesIndex() throws {
         let model = try ObjectModel {

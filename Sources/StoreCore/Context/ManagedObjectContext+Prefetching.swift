@@ -57,17 +57,11 @@ extension ManagedObjectContext {
         return reached
     }
 
-    /// Fills faults with one fetch per entity.
+    /// Fills faults with one read per store (``PersistentStoreCoordinator/nodes(for:)``: by
+    /// primary key in SQLite, no predicate built).
     private func fill(_ faults: [ManagedObject]) throws {
-        let byEntity = Dictionary(grouping: faults.filter { !$0.objectID.isTemporaryID }, by: \.entity.name)
-        for (entity, objects) in byEntity {
-            var request = FetchRequest(
-                entityName: entity,
-                predicate: .comparison(
-                    ComparisonPredicate(.evaluatedObject, .in, .collection(objects.map { .constant(.objectID($0.objectID)) }))))
-            request.includesSubentities = false
-            request.includesPendingChanges = false
-            _ = try fetch(request)
-        }
+        guard !faults.isEmpty else { return }
+        defer { settleRows() }
+        _ = materializeFetched(try coordinator.nodes(for: faults.map(\.objectID)), asFaults: true)
     }
 }

@@ -283,12 +283,9 @@ public final class ManagedObjectContext {
     /// Fills the faults of a batch with one fetch, and turns the unchanged objects of the batch
     /// filled before it back into faults.
     private func fill(_ batch: FaultBatch) throws {
-        var request = batch.group.request
-        request.predicate = .comparison(
-            ComparisonPredicate(.evaluatedObject, .in, .collection(batch.ids.map { .constant(.objectID($0)) })))
+        let request = batch.group.request
         let previous = batch.group.loaded
-        guard case .nodes(let nodes) = try coordinator.execute(request, remembering: true) else { return }
-        let filled = materializeFetched(nodes)
+        let filled = materializeFetched(try coordinator.nodes(for: batch.ids))
         // The objects keep their batch (which keeps it alive for the group's weak reference and
         // lets them fill together again once they are faults again).
         batch.group.loaded = batch
@@ -698,7 +695,7 @@ public final class ManagedObjectContext {
     // MARK: Row cache holds
 
     /// Tells the coordinator which rows this context's objects now hold or let go.
-    private func settleRows() {
+    func settleRows() {
         guard !rowsToRetain.isEmpty || !rowsToRelease.isEmpty else { return }
         coordinator.retainRows(rowsToRetain, releasing: rowsToRelease)
         rowsToRetain = []
@@ -745,7 +742,7 @@ public final class ManagedObjectContext {
     /// With `asFaults` (``FetchRequest/returnsObjectsAsFaults``, Core Data's default), objects
     /// that are not filled yet stay faults that keep their node and fill from it on first access:
     /// an object never read costs no filling, and firing asks neither the store nor the lock.
-    private func materializeFetched(_ nodes: [StoreNode], asFaults: Bool = false) -> [ManagedObject] {
+    func materializeFetched(_ nodes: [StoreNode], asFaults: Bool = false) -> [ManagedObject] {
         registered.reserveCapacity(registered.count + nodes.count)
         return nodes.map { node in
             if let object = registered[node.objectID] {

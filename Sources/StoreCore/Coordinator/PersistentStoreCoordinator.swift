@@ -598,6 +598,40 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    /// The values of several objects at once, for a context filling faults together
+    /// (prefetching, a batch of a batched fetch): one ``IncrementalStore/newValues(forObjectsWith:)``
+    /// per store, or the cache nodes of an atomic store. Objects that do not exist are left out;
+    /// the order is the stores'. Rows of incremental stores enter the row cache, each counted as
+    /// held once, as a fetch made with `remembering` counts them.
+    func nodes(for objectIDs: [ObjectID]) throws -> [StoreNode] {
+        try state.withLock { state in
+            var idsByStore: [(store: String, ids: [ObjectID])] = []
+            for objectID in objectIDs {
+                guard let store = objectID.storeIdentifier else { continue }
+                if let index = idsByStore.firstIndex(where: { $0.store == store }) {
+                    idsByStore[index].ids.append(objectID)
+                } else {
+                    idsByStore.append((store, [objectID]))
+                }
+            }
+            var nodes: [StoreNode] = []
+            nodes.reserveCapacity(objectIDs.count)
+            for (store, ids) in idsByStore {
+                guard let slot = state.slot(for: store) else { continue }
+                if let atomic = slot.store as? AtomicStore {
+                    nodes += ids.compactMap { atomic.cacheNode(for: $0) }
+                    continue
+                }
+                guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
+                state.statistics.fetches += 1
+                let found = try incremental.newValues(forObjectsWith: ids)
+                Self.remember(.nodes(found), in: &state)
+                nodes += found
+            }
+            return nodes
+        }
+    }
+
     /// The destinations of a relationship of one object, from the row cache or its store.
     public func relatedObjectIDs(_ relationshipName: String, of objectID: ObjectID) throws -> [ObjectID] {
         try state.withLock { state in

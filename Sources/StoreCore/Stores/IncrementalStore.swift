@@ -20,6 +20,11 @@ public protocol IncrementalStore: PersistentStore {
     func execute(_ request: StoreRequest) throws -> StoreResult
     /// The values of one object; throws 133000 when the object does not exist.
     func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode
+    /// The values of several objects at once (faults filled together: prefetching, batched
+    /// fetches), in any order; objects that do not exist are left out. The default fetches each
+    /// entity's objects with `SELF IN <IDs>`; a store that can read rows by key in one query
+    /// (SQLite does) answers without building a predicate.
+    func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode]
     /// The destinations of a relationship of one object (0 or 1 ID for a to-one), in order for
     /// ordered relationships.
     func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID]
@@ -32,6 +37,22 @@ public protocol IncrementalStore: PersistentStore {
 }
 
 extension IncrementalStore {
+    /// One fetch per entity of `SELF IN <IDs>` (sub-entities not included: each ID names its
+    /// concrete entity).
+    public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
+        var nodes: [IncrementalStoreNode] = []
+        nodes.reserveCapacity(objectIDs.count)
+        for (entity, ids) in Dictionary(grouping: objectIDs, by: \.entityName) {
+            var request = FetchRequest(
+                entityName: entity,
+                predicate: .comparison(ComparisonPredicate(.evaluatedObject, .in, .collection(ids.map { .constant(.objectID($0)) }))))
+            request.includesSubentities = false
+            request.includesPendingChanges = false
+            if case .nodes(let found) = try execute(.fetch(request)) { nodes += found }
+        }
+        return nodes
+    }
+
     /// Does nothing.
     public func managedObjectContextDidRegister(objectsWith objectIDs: [ObjectID]) {}
     /// Does nothing.

@@ -25,14 +25,36 @@ public struct StoreNode: Sendable, Hashable {
     /// The row version: 1 after insert, +1 per saved change (SQLite's `Z_OPT`).
     public var version: Int64
 
-    // Dictionary form (used when `layout` is nil).
-    private var attributeDictionary: [String: StoreValue]
-    private var toOneDictionary: [String: ObjectID]
-    private var toManyDictionary: [String: [ObjectID]]
-    // Slot form.
+    // Slot form (`slotLayout` is not nil).
     private var slotLayout: EntityLayout?
     private var slotValues: [StoreValue]
     private var slotToManys: [[ObjectID]?]
+    // Dictionary form (used when `slotLayout` is nil), boxed: a slotted node holds nil here, so
+    // copying or destroying it (the store's result, the row cache, a snapshot) touches one nil
+    // reference instead of three dictionaries.
+    private var dictionaryBox: DictionaryForm?
+
+
+    /// The dictionaries of the dictionary form (empty for a slotted node).
+    private var attributeDictionary: [String: StoreValue] { dictionaryBox?.attributes ?? [:] }
+    private var toOneDictionary: [String: ObjectID] { dictionaryBox?.toOne ?? [:] }
+    private var toManyDictionary: [String: [ObjectID]] { dictionaryBox?.toMany ?? [:] }
+
+    /// Takes the dictionaries out of the box and drops it (so they are uniquely referenced
+    /// when the box was), for a change; `putDictionaries(_:)` boxes them again.
+    private mutating func takeDictionaries() -> (
+        attributes: [String: StoreValue], toOne: [String: ObjectID], toMany: [String: [ObjectID]]
+    ) {
+        guard let box = dictionaryBox else { return ([:], [:], [:]) }
+        dictionaryBox = nil
+        return (box.attributes, box.toOne, box.toMany)
+    }
+
+    private mutating func putDictionaries(
+        _ dictionaries: (attributes: [String: StoreValue], toOne: [String: ObjectID], toMany: [String: [ObjectID]])
+    ) {
+        dictionaryBox = DictionaryForm(attributes: dictionaries.attributes, toOne: dictionaries.toOne, toMany: dictionaries.toMany)
+    }
 
     /// Creates a node from dictionaries.
     public init(
@@ -41,12 +63,10 @@ public struct StoreNode: Sendable, Hashable {
     ) {
         self.objectID = objectID
         self.version = version
-        self.attributeDictionary = attributes
-        self.toOneDictionary = toOne
-        self.toManyDictionary = toMany
         self.slotLayout = nil
         self.slotValues = []
         self.slotToManys = []
+        self.dictionaryBox = DictionaryForm(attributes: attributes, toOne: toOne, toMany: toMany)
     }
 
     /// Creates a node in the slots of `layout`, every value nil and every to-many not loaded.
@@ -60,9 +80,6 @@ public struct StoreNode: Sendable, Hashable {
     public init(objectID: ObjectID, layout: EntityLayout, values: [StoreValue], toManys: [[ObjectID]?], version: Int64 = 1) {
         self.objectID = objectID
         self.version = version
-        self.attributeDictionary = [:]
-        self.toOneDictionary = [:]
-        self.toManyDictionary = [:]
         self.slotLayout = layout
         self.slotValues = Self.fitted(values, to: layout.valueCount, empty: .null)
         self.slotToManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil)
@@ -94,11 +111,15 @@ public struct StoreNode: Sendable, Hashable {
         }
         _modify {
             makeDictionaries()
-            yield &attributeDictionary
+            var dictionaries = takeDictionaries()
+            defer { putDictionaries(dictionaries) }
+            yield &dictionaries.attributes
         }
         set {
             makeDictionaries()
-            attributeDictionary = newValue
+            var dictionaries = takeDictionaries()
+            dictionaries.attributes = newValue
+            putDictionaries(dictionaries)
         }
     }
 
@@ -114,11 +135,15 @@ public struct StoreNode: Sendable, Hashable {
         }
         _modify {
             makeDictionaries()
-            yield &toOneDictionary
+            var dictionaries = takeDictionaries()
+            defer { putDictionaries(dictionaries) }
+            yield &dictionaries.toOne
         }
         set {
             makeDictionaries()
-            toOneDictionary = newValue
+            var dictionaries = takeDictionaries()
+            dictionaries.toOne = newValue
+            putDictionaries(dictionaries)
         }
     }
 
@@ -135,11 +160,15 @@ public struct StoreNode: Sendable, Hashable {
         }
         _modify {
             makeDictionaries()
-            yield &toManyDictionary
+            var dictionaries = takeDictionaries()
+            defer { putDictionaries(dictionaries) }
+            yield &dictionaries.toMany
         }
         set {
             makeDictionaries()
-            toManyDictionary = newValue
+            var dictionaries = takeDictionaries()
+            dictionaries.toMany = newValue
+            putDictionaries(dictionaries)
         }
     }
 
@@ -150,9 +179,7 @@ public struct StoreNode: Sendable, Hashable {
         slotLayout = nil
         slotValues = []
         slotToManys = []
-        attributeDictionary = attributes
-        toOneDictionary = toOne
-        toManyDictionary = toMany
+        dictionaryBox = DictionaryForm(attributes: attributes, toOne: toOne, toMany: toMany)
     }
 
     // MARK: Values by name
@@ -188,7 +215,9 @@ public struct StoreNode: Sendable, Hashable {
             }
             makeDictionaries()
         }
-        attributeDictionary[key] = value?.isNull == false ? value : nil
+        var dictionaries = takeDictionaries()
+        dictionaries.attributes[key] = value?.isNull == false ? value : nil
+        putDictionaries(dictionaries)
     }
 
     /// The destination of a to-one relationship; nil when there is none.
@@ -209,7 +238,9 @@ public struct StoreNode: Sendable, Hashable {
             }
             makeDictionaries()
         }
-        toOneDictionary[key] = destination
+        var dictionaries = takeDictionaries()
+        dictionaries.toOne[key] = destination
+        putDictionaries(dictionaries)
     }
 
     /// The destinations of a to-many relationship; nil when it is not loaded.
@@ -230,7 +261,9 @@ public struct StoreNode: Sendable, Hashable {
             }
             makeDictionaries()
         }
-        toManyDictionary[key] = destinations
+        var dictionaries = takeDictionaries()
+        dictionaries.toMany[key] = destinations
+        putDictionaries(dictionaries)
     }
 
     /// Whether any to-many relationship is loaded.
@@ -320,3 +353,20 @@ public typealias IncrementalStoreNode = StoreNode
 /// A cache node of an ``AtomicStore``: the object ID and its property cache. An atomic store's
 /// nodes always carry every to-many relationship (they are never faults).
 public typealias AtomicStoreCacheNode = StoreNode
+
+/// The three dictionaries of a node in the dictionary form, shared by copies of the node.
+/// Immutable: a change takes the dictionaries out (`StoreNode.takeDictionaries()`), which
+/// leaves them uniquely referenced when no other node shares the box, so changing them does
+/// not copy them.
+private final class DictionaryForm: Sendable {
+    let attributes: [String: StoreValue]
+    let toOne: [String: ObjectID]
+    let toMany: [String: [ObjectID]]
+
+    init(attributes: [String: StoreValue], toOne: [String: ObjectID], toMany: [String: [ObjectID]]) {
+        self.attributes = attributes
+        self.toOne = toOne
+        self.toMany = toMany
+    }
+
+}
