@@ -22,16 +22,34 @@ import Foundation
 /// Objects belong to their context's isolation domain and are not `Sendable`; pass
 /// ``objectID`` across threads or tasks instead. Subclasses are possible (`required init`).
 open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
+    // Exclusivity: see the note before `fillsFromCommitted` (the same in both branches).
+    #if DEBUG
     /// The object's ID: temporary until the first save, permanent after.
     final public internal(set) var objectID: ObjectID
+    #else
+    /// The object's ID: temporary until the first save, permanent after.
+    @exclusivity(unchecked) final public internal(set) var objectID: ObjectID
+    #endif
     /// The compiled slot layout of the object's entity (shared by every object of the entity).
     public let layout: EntityLayout
     /// The object's entity.
     public final var entity: EntityDescription { layout.entity }
+
+    // Exclusivity: the stored properties read and written for every object (its ID, context,
+    // flags, value buffers, version and extras) are `@exclusivity(unchecked)` in
+    // release builds: the runtime's dynamic check of each access was about a tenth of the
+    // instructions of fetching and reading an object (docs/benchmarks.md). It is safe because
+    // an object is not Sendable (one isolation domain at a time, so no two threads access it)
+    // and no access to these properties is held across a call that could reach the same
+    // property again (each is a read or an in-place write of one value; no `inout` of them is
+    // passed to a callback or to an overridable hook). Debug builds, and with them the whole
+    // test suite and its Thread Sanitizer run, keep the dynamic checks, so an overlapping access
+    // introduced later traps there. The declarations are the same in both branches but for the
+    // attribute.
+    #if DEBUG
     /// The context the object is registered in; nil after it was deleted and saved, or the
     /// context went away.
     final public internal(set) weak var managedObjectContext: ManagedObjectContext?
-
     /// Whether the values have not been loaded yet.
     final public internal(set) var isFault: Bool
     /// Whether the object was inserted and not saved yet.
@@ -45,7 +63,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// Whether the object counts as a holder of its row in the coordinator's row cache (it was
     /// filled and has not become a fault since).
     final var holdsRow = false
-
     /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
     /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
     /// shared copy-on-write with the row cache and the committed snapshot.
@@ -56,12 +73,29 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final var committedValues: [StoreValue]?
     /// The row version the object was read at (optimistic locking).
     final var version: Int64 = 0
-    /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
-    final var registrationOrder = 0
     /// What only some objects need (relationships resolved or loaded, changes, a fault batch,
     /// the snapshot's to-manys), allocated the first time one of them is set: a fault, and an
     /// object with attributes and to-ones only that was just read, carry none of it.
     private final var extras: ManagedObjectExtras?
+    #else
+    /// The context the object is registered in; nil after it was deleted and saved, or the
+    /// context went away.
+    @exclusivity(unchecked) final public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    /// Whether the values have not been loaded yet.
+    @exclusivity(unchecked) final public internal(set) var isFault: Bool
+    /// Whether the object was inserted and not saved yet.
+    @exclusivity(unchecked) final public internal(set) var isInserted = false
+    /// Whether the object was deleted and not saved yet.
+    @exclusivity(unchecked) final public internal(set) var isDeleted = false
+    @exclusivity(unchecked) final var fillsFromCommitted = false
+    @exclusivity(unchecked) final var holdsRow = false
+    @exclusivity(unchecked) final var values: [StoreValue]
+    @exclusivity(unchecked) final var committedValues: [StoreValue]?
+    @exclusivity(unchecked) final var version: Int64 = 0
+    @exclusivity(unchecked) private final var extras: ManagedObjectExtras?
+    #endif
+    /// Ascending number given at registration, so unsaved inserts keep their order in fetches.
+    final var registrationOrder = 0
 
     /// The objects of to-one relationships that were set or resolved, by to-one index (value
     /// slot minus the attribute count); where one is present it is authoritative over the ID in

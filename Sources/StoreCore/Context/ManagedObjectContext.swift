@@ -30,14 +30,27 @@ public final class ManagedObjectContext {
     /// How a save resolves conflicts with changes saved elsewhere (default: ``MergePolicy/error``).
     public var mergePolicy: MergePolicy = .error
 
+    // The bookkeeping touched per object is `@exclusivity(unchecked)` in release builds, as
+    // ManagedObject's per-object state is (see the reasoning there): a context is not Sendable,
+    // and no access to these tables is held across a call that could reach them again.
+    #if DEBUG
     private var registered: [ObjectID: ManagedObject] = [:]
     private var inserted: [ObjectIdentifier: ManagedObject] = [:]
     private var updated: [ObjectIdentifier: ManagedObject] = [:]
+    #else
+    @exclusivity(unchecked) private var registered: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) private var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) private var updated: [ObjectIdentifier: ManagedObject] = [:]
+    #endif
     private var deleted: [ObjectIdentifier: ManagedObject] = [:]
     /// Deleted objects whose delete rules have not been applied yet.
     private var unpropagatedDeletes: [ManagedObject] = []
     private var assignments: [ObjectID: String] = [:]
+    #if DEBUG
     private var nextRegistrationOrder = 0
+    #else
+    @exclusivity(unchecked) private var nextRegistrationOrder = 0
+    #endif
     /// Changes since the last objects-did-change event.
     private var unannounced = ContextDidSave()
     private var observers: [Int: (ContextEvent) -> Void] = [:]
@@ -51,8 +64,13 @@ public final class ManagedObjectContext {
     private var lastClass: (layout: EntityLayout, type: ManagedObject.Type)?
     /// Rows this context's objects started or stopped holding, told to the coordinator in one
     /// call at the end of each operation (``settleRows()``).
+    #if DEBUG
     var rowsToRetain: [ObjectID] = []
     private var rowsToRelease: [ObjectID] = []
+    #else
+    @exclusivity(unchecked) var rowsToRetain: [ObjectID] = []
+    @exclusivity(unchecked) private var rowsToRelease: [ObjectID] = []
+    #endif
     /// Errors of non-throwing typed setters, thrown by the next save.
     var deferredErrors: [StoreError] = []
 
