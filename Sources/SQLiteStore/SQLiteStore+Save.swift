@@ -23,24 +23,28 @@ extension SQLiteStore {
             // Consecutive inserts of one entity reuse its mapping, slot plan and statement (no
             // lookup per row); the entity is recognised by its interned number.
             var current: SQLiteInsertTarget?
-            for node in request.insertedObjects {
+            // By index: each node is read in place (iterating would copy every node).
+            let inserted = request.insertedObjects
+            for index in inserted.indices {
+                let objectID = inserted[index].objectID
                 // A statement that ran to completion was reset by its last step, and every
                 // parameter is bound again for each row: nothing to reset or clear.
-                if current?.entityNumber != node.objectID.entityNumber {
-                    let mapping = try self.mapping(of: node.entityName)
+                if current?.entityNumber != objectID.entityNumber {
+                    let mapping = try self.mapping(of: objectID.entityName)
                     current = SQLiteInsertTarget(
-                        entityNumber: node.objectID.entityNumber, mapping: mapping,
+                        entityNumber: objectID.entityNumber, mapping: mapping,
                         statement: try connection.cached(insertStatementSQL(for: mapping)), plan: slotPlan(for: mapping),
                         counter: Self.counterNumber(of: mapping, in: schema))
                 }
                 // Set just above when it was nil.
                 guard let target = current else { continue }
-                let key = try insert(node, into: target, schema: schema)
+                let key = try insert(inserted[index], into: target, schema: schema)
                 largestKeys[target.counter] = max(largestKeys[target.counter] ?? 0, key)
-                versions[node.objectID] = 1
+                versions[objectID] = 1
             }
             // To-manys after every row exists: some are written into the destinations' rows.
-            for node in request.insertedObjects where node.hasLoadedToManys {
+            for index in inserted.indices where inserted[index].hasLoadedToManys {
+                let node = inserted[index]
                 let mapping = try self.mapping(of: node.entityName)
                 let key = try primaryKey(of: node.objectID)
                 for (name, destinations) in node.toMany {

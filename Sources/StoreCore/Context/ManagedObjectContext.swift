@@ -442,10 +442,12 @@ public final class ManagedObjectContext {
         // The request's nodes are the objects' values as saved: they become the committed
         // snapshots (one snapshot per saved object, not a second one after the save).
         for (objects, nodes, isInsert) in [(insertedObjects, request.insertedObjects, true), (updatedObjects, request.updatedObjects, false)] {
-            for (object, node) in zip(objects, nodes) {
+            // By index: the node is copied once, into the snapshot (iterating would copy it first).
+            for (index, object) in objects.enumerated() where index < nodes.count {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
-                var committed = node.objectID == object.objectID ? node : object.snapshot()
-                committed.version = versions[object.objectID] ?? node.version
+                let requested = (objectID: nodes[index].objectID, version: nodes[index].version)
+                var committed = requested.objectID == object.objectID ? nodes[index] : object.snapshot()
+                committed.version = versions[object.objectID] ?? requested.version
                 object.version = committed.version
                 object.committed = committed
                 object.adoptCommittedValues()
@@ -503,8 +505,11 @@ public final class ManagedObjectContext {
         request.updatedObjects = updatedObjects.map { $0.snapshot() }
         request.deletedObjects = deletedObjects.map { StoreNode(objectID: $0.objectID, version: $0.version) }
         for object in updatedObjects { request.changedKeys[object.objectID] = object.changedKeys }
-        for node in request.insertedObjects + request.updatedObjects {
-            if let first = node.firstTemporaryDestination() {
+        // By index, reading each node in place (concatenating or iterating would copy every node).
+        for nodes in [request.insertedObjects, request.updatedObjects] {
+            for index in nodes.indices {
+                guard let first = nodes[index].firstTemporaryDestination() else { continue }
+                let node = nodes[index]
                 throw StoreError(
                     .managedObjectReferentialIntegrity,
                     "\(node.entityName) \(node.objectID) points at \(first.entityName) \(first), which was deleted before it was ever saved",

@@ -721,8 +721,10 @@ public final class PersistentStoreCoordinator: Sendable {
                     if versions.isEmpty { versions = saved } else { versions.merge(saved) { _, new in new } }
                     state.rowCache.reserveCapacity(state.rowCache.count + part.insertedObjects.count + part.updatedObjects.count)
                     for (nodes, inserted) in [(part.insertedObjects, true), (part.updatedObjects, false)] {
-                        for node in nodes {
-                            var cached = node
+                        for index in nodes.indices {
+                            // One copy of the node, into the cache (iterating would make another).
+                            var cached = nodes[index]
+                            let node = (objectID: cached.objectID, version: cached.version)
                             cached.version = saved[node.objectID] ?? node.version
                             // One lookup: replace the row in place, or add it.
                             if let index = state.rowCache.index(forKey: node.objectID) {

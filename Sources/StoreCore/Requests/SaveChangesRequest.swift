@@ -33,7 +33,9 @@ public struct SaveChangesRequest: Sendable, Hashable {
         let store = NameTable.stores.intern(identifier)
         // Store identifiers are interned: a pointer comparison per node, no text read.
         func mine(_ node: StoreNode) -> Bool { node.objectID.belongs(to: store) }
-        if insertedObjects.allSatisfy(mine) && updatedObjects.allSatisfy(mine) && deletedObjects.allSatisfy(mine) {
+        // By index, reading each node's ID in place (iterating would copy every node).
+        func allMine(_ nodes: [StoreNode]) -> Bool { nodes.indices.allSatisfy { nodes[$0].objectID.belongs(to: store) } }
+        if allMine(insertedObjects) && allMine(updatedObjects) && allMine(deletedObjects) {
             return self
         }
         let updated = updatedObjects.filter(mine)
@@ -46,9 +48,14 @@ public struct SaveChangesRequest: Sendable, Hashable {
     /// The first object that belongs to none of these stores; nil when all belong to one.
     func belongsToStores(_ identifiers: [String]) -> ObjectID? {
         let stores = identifiers.map { NameTable.stores.intern($0) }
-        for nodes in [insertedObjects, updatedObjects, deletedObjects] {
-            for node in nodes where !stores.contains(where: { node.objectID.belongs(to: $0) }) { return node.objectID }
+        // By index, reading each node's ID in place (iterating would copy every node).
+        func stranger(in nodes: [StoreNode]) -> ObjectID? {
+            for index in nodes.indices {
+                let id = nodes[index].objectID
+                if !stores.contains(where: { id.belongs(to: $0) }) { return id }
+            }
+            return nil
         }
-        return nil
+        return stranger(in: insertedObjects) ?? stranger(in: updatedObjects) ?? stranger(in: deletedObjects)
     }
 }
