@@ -25,6 +25,26 @@ import Testing
         #expect(ObjectID.temporary(entityName: "Team").permanentID(withReference: .int(2)) == nil)
     }
 
+    @Test("Hash tables' hash: equal IDs hash alike, sequential keys spread over the buckets, other scopes and seeds differ")
+    func tableHashOfIntegerKeys() {
+        let store = "45AD66DE-CC52-4B2B-931C-6ACA69BB5507"
+        let teams = (1...4096).map { ObjectID(storeIdentifier: store, entityName: "Team", reference: .int(Int64($0))) }
+        for id in teams.prefix(50) {
+            let same = ObjectID(storeIdentifier: store, entityName: "Team", reference: id.referenceObject ?? .int(0))
+            #expect(same._rawHashValue(seed: 99) == id._rawHashValue(seed: 99))
+        }
+        // The low 12 bits index a table of 4,096 buckets: a good mix fills about 63 % of them
+        // with 4,096 keys; a weak one (the key itself, shifted) would fill far fewer or collide.
+        let buckets = Set(teams.map { $0._rawHashValue(seed: 7) & 4095 })
+        #expect(buckets.count > 2_400, "\(buckets.count) of 4,096 buckets")
+        let player = ObjectID(storeIdentifier: store, entityName: "Player", reference: .int(1))
+        #expect(player._rawHashValue(seed: 7) != teams[0]._rawHashValue(seed: 7), "another entity, another hash")
+        #expect(teams[0]._rawHashValue(seed: 7) != teams[0]._rawHashValue(seed: 8), "the seed counts")
+        let named = ObjectID(storeIdentifier: store, entityName: "Team", reference: .string("x"))
+        #expect(named._rawHashValue(seed: 7) == ObjectID(storeIdentifier: store, entityName: "Team", reference: .string("x"))._rawHashValue(seed: 7))
+        #expect(Set(teams + teams).count == teams.count, "a Set finds every duplicate")
+    }
+
     @Test func intReferencesUseCoreDataForm() {
         let id = ObjectID(storeIdentifier: "45AD66DE-CC52-4B2B-931C-6ACA69BB5507", entityName: "Team", reference: .int(7))
         #expect(id.uriRepresentation.absoluteString == "x-coredata://45AD66DE-CC52-4B2B-931C-6ACA69BB5507/Team/p7")
