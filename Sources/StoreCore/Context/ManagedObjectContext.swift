@@ -767,29 +767,35 @@ public final class ManagedObjectContext {
     /// an object never read costs no filling, and firing asks neither the store nor the lock.
     func materializeFetched(_ nodes: [StoreNode], asFaults: Bool = false) -> [ManagedObject] {
         registered.reserveCapacity(registered.count + nodes.count)
-        return nodes.map { node in
-            if let object = registered[node.objectID] {
-                if object.isFault {
-                    if asFaults {
-                        deferFill(object, from: node)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(nodes.count)
+        // By index: a node is copied only into the object that keeps it (iterating or mapping
+        // would copy every node first).
+        for index in nodes.indices {
+            let id = nodes[index].objectID
+            let object: ManagedObject
+            if let registeredObject = registered[id] {
+                object = registeredObject
+                if !object.isFault {
+                    if object.holdsRow {
+                        rowsToRelease.append(id)
                     } else {
-                        object.fill(from: node, in: self, rowCounted: true)
+                        object.holdsRow = true
                     }
-                } else if object.holdsRow {
-                    rowsToRelease.append(node.objectID)
-                } else {
-                    object.holdsRow = true
+                    objects.append(object)
+                    continue
                 }
-                return object
-            }
-            let object = newRegisteredObject(for: node)
-            if asFaults {
-                deferFill(object, from: node)
             } else {
-                object.fill(from: node, in: self, rowCounted: true)
+                object = newRegisteredObject(for: id)
             }
-            return object
+            if asFaults {
+                deferFill(object, from: nodes[index])
+            } else {
+                object.fill(from: nodes[index], in: self, rowCounted: true)
+            }
+            objects.append(object)
         }
+        return objects
     }
 
     /// Keeps a fetched node in a fault for its first access; the fetch counted the row as held.
@@ -806,14 +812,14 @@ public final class ManagedObjectContext {
             if object.isFault { object.fill(from: node, in: self) }
             return object
         }
-        let object = newRegisteredObject(for: node)
+        let object = newRegisteredObject(for: node.objectID)
         object.fill(from: node, in: self)
         return object
     }
 
-    /// A new object (a fault) for a node's ID, registered in this context.
-    private func newRegisteredObject(for node: StoreNode) -> ManagedObject {
-        let object = makeObject(entityName: node.entityName, objectID: node.objectID)
+    /// A new object (a fault) for an ID, registered in this context.
+    private func newRegisteredObject(for objectID: ObjectID) -> ManagedObject {
+        let object = makeObject(entityName: objectID.entityName, objectID: objectID)
         register(object)
         return object
     }

@@ -540,8 +540,10 @@ public final class PersistentStoreCoordinator: Sendable {
         // The nodes of one result usually come from one store: decide once per store in a row.
         var lastStore: String?
         var lastIsIncremental = false
-        for node in nodes {
-            let store = node.objectID.storeIdentifier
+        // By index: each node is copied once, into the cache (iterating would copy it first).
+        for position in nodes.indices {
+            let id = nodes[position].objectID
+            let store = id.storeIdentifier
             if store != lastStore {
                 lastStore = store
                 lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
@@ -549,12 +551,11 @@ public final class PersistentStoreCoordinator: Sendable {
             if lastIsIncremental {
                 // One lookup for a cached row: update it and count the fetching context's object.
                 // (Modifying through `rowCache[id, default:]` copies the node twice more.)
-                let id = node.objectID
                 if let index = state.rowCache.index(forKey: id) {
-                    state.rowCache.values[index].node = node
+                    state.rowCache.values[index].node = nodes[position]
                     state.rowCache.values[index].holders += 1
                 } else {
-                    state.rowCache[id] = CachedRow(node: node, holders: 1)
+                    state.rowCache[id] = CachedRow(node: nodes[position], holders: 1)
                 }
             }
         }
