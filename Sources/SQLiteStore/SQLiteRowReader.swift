@@ -107,10 +107,27 @@ struct SQLiteRowReader {
                 "Row \(key) of the store at \(url?.path ?? "(memory)") has entity number \(number), which is not one of the entities read",
                 fileURL: url)
         }
-        var values = [StoreValue](repeating: .null, count: plan.layout.valueCount)
+        // The buffer is made once, every slot nil, then written through its pointer (no
+        // uniqueness check per value). Every slot index of a plan was found in the plan's own
+        // layout when the reader was made, so it is below `valueCount`: the writes stay inside.
+        let values = try [StoreValue](unsafeUninitializedCapacity: plan.layout.valueCount) { buffer, initialized in
+            buffer.initialize(repeating: .null)
+            initialized = buffer.count
+            try read(plan, key: key, from: statement, url: url, into: buffer)
+        }
+        return StoreNode(
+            objectID: plan.prefix.objectID(.int(key)), layout: plan.layout, values: values, toManys: plan.layout.unloadedToManys,
+            version: statement.int64(at: 2))
+    }
+
+    /// Reads the attributes and to-ones of a row of `plan` into its value slots (`buffer`, every
+    /// slot initialized).
+    private func read(
+        _ plan: Plan, key: Int64, from statement: SQLiteStatement, url: URL?, into buffer: UnsafeMutableBufferPointer<StoreValue>
+    ) throws {
         for slot in plan.attributes {
             do {
-                if let value = try SQLiteValueCoder.read(statement, at: slot.index, as: slot.type) { values[slot.slot] = value }
+                if let value = try SQLiteValueCoder.read(statement, at: slot.index, as: slot.type) { buffer[slot.slot] = value }
             } catch {
                 throw error.error("\(plan.entityName).\(slot.name) of row \(key) in \(url?.path ?? "(memory)")")
             }
@@ -129,11 +146,8 @@ struct SQLiteRowReader {
                     }
                     destination = prefix
                 }
-                values[slot.slot] = .objectID(destination.objectID(.int(destinationKey)))
+                buffer[slot.slot] = .objectID(destination.objectID(.int(destinationKey)))
             }
         }
-        return StoreNode(
-            objectID: plan.prefix.objectID(.int(key)), layout: plan.layout, values: values, toManys: plan.layout.unloadedToManys,
-            version: statement.int64(at: 2))
     }
 }

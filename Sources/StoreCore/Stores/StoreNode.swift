@@ -78,11 +78,15 @@ public struct StoreNode: Sendable, Hashable {
     /// to-ones as `.objectID`) and `toManys` by to-many slot (nil for not loaded). Arrays of the
     /// wrong length are padded with nil or cut to the layout.
     public init(objectID: ObjectID, layout: EntityLayout, values: [StoreValue], toManys: [[ObjectID]?], version: Int64 = 1) {
+        // The arrays are fitted before any property is set, so the node is built in place.
+        let values = Self.fitted(values, to: layout.valueCount, empty: .null)
+        let toManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil)
         self.objectID = objectID
         self.version = version
         self.slotLayout = layout
-        self.slotValues = Self.fitted(values, to: layout.valueCount, empty: .null)
-        self.slotToManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil)
+        self.slotValues = values
+        self.slotToManys = toManys
+        self.dictionaryBox = nil
     }
 
     private static func fitted<T>(_ array: [T], to count: Int, empty: T) -> [T] {
