@@ -43,7 +43,7 @@ public struct XcodeModelBundle: Sendable, Hashable {
 
         let versionFile = url.appendingPathComponent(".xccurrentversion")
         if FileManager.default.fileExists(atPath: versionFile.path) {
-            guard let data = try? Data(contentsOf: versionFile),
+            guard let data = try? Data(contentsOf: versionFile), BinaryPropertyListCheck.isAcceptable(data),
                 let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
                 let dictionary = plist as? [String: Any], let current = dictionary["_XCCurrentVersionName"] as? String
             else {

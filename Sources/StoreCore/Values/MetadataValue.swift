@@ -182,9 +182,11 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Reads a metadata dictionary from property-list data; nil when the data is not a
-    /// dictionary of property-list values.
+    /// dictionary of property-list values. A binary property list is checked first
+    /// (`BinaryPropertyListCheck`): one Foundation would crash on is refused as not metadata.
     public static func metadata(fromPropertyList data: Data) -> [String: MetadataValue]? {
-        guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+        guard BinaryPropertyListCheck.isAcceptable(data),
+            let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
             case .dictionary(let dictionary)? = MetadataValue(propertyListObject: object)
         else { return nil }
         return dictionary
