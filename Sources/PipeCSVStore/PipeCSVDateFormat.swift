@@ -103,8 +103,9 @@ enum PipeCSVDateFormat {
         var scale: Int64 = 1
         if text[index] == UInt8(ascii: ".") {
             index += 1
-            while index < text.count, let value = digit(index) {
-                numerator = numerator * 10 + value  // at most 15 digits: no overflow
+            // At most 15 digits (more are not this form): numerator and scale stay below 10¹⁶.
+            while index < text.count, scale < 1_000_000_000_000_000, let value = digit(index) {
+                numerator = numerator * 10 + value
                 scale *= 10
                 index += 1
             }

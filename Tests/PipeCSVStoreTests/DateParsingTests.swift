@@ -70,4 +70,14 @@ import Testing
             #expect(Array(text.utf8).withUnsafeBytes { PipeCSVDateFormat.parseCommon($0) } == nil, "\(text)")
         }
     }
+
+    /// Found by `fuzz-pipecsv` (`Fuzz/Regressions/fuzz-pipecsv/date-fraction-of-21-digits`): a
+    /// date of the fast path's length whose fraction runs to the end of the text (21 digits)
+    /// overflowed the fraction's scale and trapped; it is not the fast path's form.
+    @Test func aFractionOfTwentyOneDigitsIsNotTheCommonFormAndDoesNotTrap() {
+        for text in ["2001-01-02 10:17:36.780000000098400000010", "2001-01-02 10:17:36.7800000000984000000 +0000"] {
+            #expect(Array(text.utf8).withUnsafeBytes { PipeCSVDateFormat.parseCommon($0) } == nil, "\(text)")
+            _ = PipeCSVDateFormat.parse(utf8: Array(text.utf8))
+        }
+    }
 }
