@@ -164,7 +164,7 @@ extension SQLiteStore {
         for (position, node) in nodes.enumerated() {
             if case .int(let key)? = node.objectID.referenceObject { positions[key, default: []].append(position) }
         }
-        let keys = "[" + positions.keys.sorted().map(String.init).joined(separator: ",") + "]"
+        let keys = Self.jsonKeys(positions.keys.sorted())
         for name in names {
             guard let relationship = model.relationship(name, of: entity.name) else {
                 throw StoreError(
@@ -242,14 +242,7 @@ extension SQLiteStore {
             let reader = rowReader(for: [mapping])
             let statement = try connection.cached(
                 "SELECT \(reader.selectList()) FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK IN (SELECT value FROM json_each(?1))")
-            var keys = "["
-            keys.reserveCapacity(group.keys.count * 8)
-            for (index, key) in group.keys.enumerated() {
-                if index > 0 { keys += "," }
-                keys += String(key)
-            }
-            keys += "]"
-            statement.bind(text: keys, at: 1)
+            statement.bind(text: Self.jsonKeys(group.keys), at: 1)
             countQuery()
             while try statement.step() {
                 // A row of another entity of the same table is not one of the IDs asked for.
@@ -258,6 +251,11 @@ extension SQLiteStore {
             }
         }
         return nodes
+    }
+
+    /// Primary keys as a JSON array, the one parameter of `… IN (SELECT value FROM json_each(?))`.
+    static func jsonKeys(_ keys: [Int64]) -> String {
+        "[" + keys.map(String.init).joined(separator: ",") + "]"
     }
 
     static func missing(_ objectID: ObjectID) -> StoreError {
