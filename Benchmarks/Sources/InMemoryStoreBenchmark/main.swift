@@ -80,13 +80,51 @@ func insertThroughCoordinator(_ persons: Int, into coordinator: PersistentStoreC
     return SaveChangesRequest(insertedObjects: inserted)
 }
 
+/// The raw baseline of the insert: the least any in-memory table of these objects does — the
+/// same values made (the dictionary of `personValues` included, as both framework paths make
+/// it), one object per person in a table keyed by an integer, the email index, and each team's
+/// players — with no framework. Its cost per object from 10k to 1M shows what the machine's
+/// memory adds as the tables outgrow its caches. Returns a count so nothing is optimised away.
+final class RawPerson {
+    let name: String, email: String, age: Int32, score: Double, born: Date, team: Int
+    init(_ values: [String: StoreValue], team: Int) {
+        func string(_ key: String) -> String { if case .string(let s)? = values[key] { return s } else { return "" } }
+        name = string("name")
+        email = string("email")
+        if case .int(let i)? = values["age"] { age = Int32(truncatingIfNeeded: i) } else { age = 0 }
+        if case .double(let d)? = values["score"] { score = d } else { score = 0 }
+        if case .date(let d)? = values["born"] { born = d } else { born = .distantPast }
+        self.team = team
+    }
+}
+
+func insertRaw(_ persons: Int) -> Int {
+    let teamCount = max(1, persons / 100)
+    var table: [Int: RawPerson] = [:]
+    var byEmail: [String: Int] = [:]
+    var players = [[Int]](repeating: [], count: teamCount)
+    for index in 0..<persons {
+        let person = RawPerson(personValues(index), team: index % teamCount)
+        table[index + 1] = person
+        byEmail[person.email] = index + 1
+        players[person.team].append(index + 1)
+    }
+    return table.count + byEmail.count + players.count
+}
+
 PersistentStores.registerBuiltInStoreTypes()
 
-// `--profile save N` / `--profile lookups N`: one coordinator save of N persons (nodes), or
-// 10k coordinator lookups in N, and nothing else, for a profiler (callgrind) to count.
+// `--profile save N` / `--profile lookups N` / `--profile context N`: one coordinator save of N
+// persons (nodes), 10k coordinator lookups in N, or one insert and save of N persons through a
+// context, and nothing else, for a profiler (callgrind) to count.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--profile", let persons = Int(CommandLine.arguments[3]) {
     let coordinator = PersistentStoreCoordinator(model: model)
     _ = try coordinator.addPersistentStore(type: "InMemory")
+    if CommandLine.arguments[2] == "context" {
+        try insertThroughContext(persons, into: coordinator)
+        print("saved \(persons)")
+        exit(0)
+    }
     let request = try insertThroughCoordinator(persons, into: coordinator)
     // Built in both modes, so that the difference of the two profiles is the lookups alone.
     let lookups = (0..<10_000).map { index in
@@ -108,7 +146,7 @@ let personCounts = counts.isEmpty ? [10_000, 100_000, 1_000_000] : counts
 let lookups = 10_000
 
 print("InMemory store (W10): medians, wall clock (CPU of the measuring thread)")
-print("persons | insert+save, context | per object | save of nodes, coordinator | per object | 10k lookups, context | 10k lookups, coordinator | peak MiB")
+print("persons | insert+save, context | per object | save of nodes, coordinator | per object | 10k lookups, context | 10k lookups, coordinator | peak MiB | raw tables, per object | context ÷ raw | coordinator ÷ raw")
 for persons in personCounts {
     let runs = persons <= 100_000 ? 5 : 1
     let objects = Double(persons + max(1, persons / 100))
@@ -116,10 +154,15 @@ for persons in personCounts {
     var coordinatorSave = Timing(name: "coordinator")
     var contextLookups = Timing(name: "context lookups")
     var coordinatorLookups = Timing(name: "coordinator lookups")
+    var raw = Timing(name: "raw")
     let requests = (0..<lookups).map { index in
         FetchRequest(entityName: "Person", predicate: try? FetchPredicate(format: "email == %@", email(index * 7919 % persons)))
     }
     for _ in 0..<runs {
+        guard raw.time({ insertRaw(persons) }) == 2 * persons + max(1, persons / 100) else {
+            print("error: the raw baseline lost objects")
+            exit(1)
+        }
         do {
             let coordinator = PersistentStoreCoordinator(model: model)
             _ = try coordinator.addPersistentStore(type: "InMemory")
@@ -144,10 +187,11 @@ for persons in personCounts {
             exit(1)
         }
     }
-    func perObject(_ timing: Timing) -> String { String(format: "%.1f µs (%.1f µs)", timing.median / objects * 1e6, timing.cpuMedian / objects * 1e6) }
+    func perObject(_ timing: Timing) -> String { String(format: "%.2f µs (%.2f µs)", timing.median / objects * 1e6, timing.cpuMedian / objects * 1e6) }
     print(
         "\(persons) | \(format(contextSave.median)) (\(format(contextSave.cpuMedian))) | \(perObject(contextSave)) | "
             + "\(format(coordinatorSave.median)) (\(format(coordinatorSave.cpuMedian))) | \(perObject(coordinatorSave)) | "
             + "\(format(contextLookups.median)) (\(format(contextLookups.cpuMedian))) | "
-            + "\(format(coordinatorLookups.median)) (\(format(coordinatorLookups.cpuMedian))) | \(Int(peakResidentMiB()))")
+            + "\(format(coordinatorLookups.median)) (\(format(coordinatorLookups.cpuMedian))) | \(Int(peakResidentMiB())) | "
+            + "\(perObject(raw)) | \(ratio(contextSave.median / raw.median)) | \(ratio(coordinatorSave.median / raw.median))")
 }

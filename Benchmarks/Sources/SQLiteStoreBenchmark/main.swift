@@ -3,10 +3,13 @@ import BenchmarkSupport
 // sqlite3 C API and GRDB 7, all in the same run; medians of several runs and their ratios.
 //
 //     swift run -c release SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb]
-//         [--only w1 | w1.framework]
+//         [--only w1 | w1.framework | w2.framework | w2.raw]
 //
 // `--only w1` runs W1 alone (framework, raw, GRDB); `--only w1.framework` runs the framework's
-// W1 alone (for profiling it, e.g. under callgrind).
+// W1 alone (for profiling it, e.g. under callgrind). `--only w2.framework --file F` and
+// `--only w2.raw --file F` run one contender's W2 alone on the database F and print the peak RSS
+// while it ran (the first run writes F with raw sqlite3 and stops): each in its own process, so
+// that the peaks compare.
 //
 // The framework and the raw baseline work on the same tables (the raw baseline writes into a
 // file the store created, and reads the file the store wrote); GRDB works on its own tables
@@ -27,6 +30,8 @@ var svgPath: String?
 var withGRDB = true
 /// `w1` or `w1.framework` to run only those contenders; nil for everything.
 var only: String?
+/// The database `--only w2.*` reads.
+var w2File: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -34,11 +39,14 @@ while let argument = arguments.next() {
     case "--runs": runs = max(1, Int(arguments.next() ?? "") ?? runs)
     case "--svg": svgPath = arguments.next()
     case "--no-grdb": withGRDB = false
+    case "--file": w2File = arguments.next()
     case "--only":
         only = arguments.next()
-        guard only == "w1" || only == "w1.framework" else { fail("--only takes w1 or w1.framework") }
+        guard ["w1", "w1.framework", "w2.framework", "w2.raw"].contains(only ?? "") else {
+            fail("--only takes w1, w1.framework, w2.framework or w2.raw")
+        }
     default:
-        print("usage: SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb] [--only w1 | w1.framework]")
+        print("usage: SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb] [--only w1 | w1.framework | w2.framework | w2.raw]")
         exit(64)
     }
 }
@@ -123,6 +131,34 @@ struct SizeResult {
 var results: [SizeResult] = []
 print("SQLite store vs raw sqlite3 vs GRDB \(withGRDB ? "7.10.0" : "(skipped)"); medians of \(runs) runs")
 print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+// `--only w2.framework|w2.raw --file F`: W2 alone on the file F (written first, by a run that
+// then stops, when F does not exist), with the peak RSS while it runs.
+if let only, only.hasPrefix("w2.") {
+    guard let w2File else { fail("--only \(only) needs --file") }
+    let url = URL(fileURLWithPath: w2File)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+        try Framework.createEmpty(url)
+        RawSQLite(url).insert(Dataset(persons: sizes.first ?? 10_000))
+        print("wrote \(sizes.first ?? 10_000) persons to \(url.path); run again to measure \(only) on it")
+        exit(0)
+    }
+    // Linux: "5" resets the process's peak RSS, so the peak below is W2's alone.
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    let before = residentMiB()
+    var timing = Timing(name: only)
+    var checksum: Checksum?
+    for _ in 0..<runs {
+        if only == "w2.framework" {
+            checksum = try Framework.readAll(at: url, measurement: &timing).0
+        } else {
+            let raw = RawSQLite(url)
+            checksum = timing.time { raw.readAll() }.0
+        }
+    }
+    print("\(only): median \(format(timing.median)); peak RSS during W2 \(Int(peakResidentMiB())) MiB (\(Int(before)) MiB when it started); \(checksum.map { "\($0)" } ?? "")")
+    exit(0)
+}
+
 for size in sizes {
     let dataset = Dataset(persons: size)
     let dictionaries = dataset.dictionaries
