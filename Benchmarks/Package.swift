@@ -10,6 +10,7 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks PipeCSVStoreBenchmark
 //     swift run -c release --package-path Benchmarks InMemoryStoreBenchmark
 //     swift run -c release --package-path Benchmarks ConcurrentReadersBenchmark
+//     swift run -c release --package-path Benchmarks MigrationBenchmark
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -77,6 +78,12 @@ let package = Package(
         // W13: two threads fetching at once (each its own context on one coordinator) vs one,
         // with and without the SQLite read pool, vs raw sqlite3 with two connections; and the
         // delay a saving writer causes readers.
+        // Issue 17: lightweight migration of a large SQLite store (a column added, a table
+        // rebuilt) vs SQLite's own ALTER TABLE and a hand-written INSERT … SELECT.
+        .executableTarget(
+            name: "MigrationBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],
+            path: "Sources/MigrationBenchmark"),
         .executableTarget(
             name: "ConcurrentReadersBenchmark",
             dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport"],

@@ -118,6 +118,7 @@ struct CompiledMapping {
             for (slot, step) in entity.attributeSteps.enumerated() {
                 let attribute = entity.destination.attributes[slot]
                 var value: StoreValue
+                var isNew = false
                 switch step {
                 case .copy(let sourceSlot, let from):
                     let original = values[sourceSlot]
@@ -127,9 +128,13 @@ struct CompiledMapping {
                     value = converted
                 case .constant(let constant): value = constant
                 case .expression(let body): value = try body(node) ?? .null
-                case .defaultValue: value = .null
+                case .defaultValue:
+                    value = .null
+                    isNew = true
                 }
-                if value.isNull, let defaultValue = attribute.defaultValue { value = attribute.type.coerce(defaultValue) ?? .null }
+                if value.isNull, AttributeChange.fillsDefault(attribute, isNew: isNew), let defaultValue = attribute.defaultValue {
+                    value = attribute.type.coerce(defaultValue) ?? .null
+                }
                 newValues[slot] = value
             }
             for (position, source) in entity.toOneSources.enumerated() {

@@ -1,15 +1,29 @@
 import Foundation
 
 /// A store type that can apply simple model changes to its file in place, without rewriting
-/// its objects: SQLite adds the columns of new attributes with `ALTER TABLE … ADD COLUMN` in one
+/// its objects: SQLite adds the columns of new attributes with `ALTER TABLE … ADD COLUMN`, and
+/// rebuilds a table whose attributes changed otherwise with one `INSERT … SELECT`, in one
 /// transaction. ``MigrationManager`` offers it every one-step migration whose mapping is
-/// inferred and only adds attributes (``AdditiveChange``); anything else is written through the
-/// general path.
+/// inferred and that only adds attributes (``AdditiveChange``) or changes only attributes
+/// (``AttributeChange``); anything else is written through the general path.
 public protocol InPlaceMigratingStore: PersistentStore {
     /// Applies `change` to the store at `url` in one transaction (the store's metadata updated
     /// to `change.destination` in the same transaction) and returns the number of objects the
     /// store holds; returns nil, having changed nothing, when this store cannot apply it in place.
     static func migrateInPlace(at url: URL, _ change: AdditiveChange, configuration: String?, options: StoreOptions) throws -> Int?
+
+    /// Applies `change` (attributes added, removed, renamed, made required, widened) to the
+    /// store at `url` in one transaction, the metadata updated in it, and returns the number of
+    /// objects; returns nil, having changed nothing, when this store cannot apply it in place.
+    /// The default implementation returns nil (the general path then migrates the store).
+    static func migrateInPlace(at url: URL, _ change: AttributeChange, configuration: String?, options: StoreOptions) throws -> Int?
+}
+
+extension InPlaceMigratingStore {
+    /// Applies nothing: the general path migrates the store.
+    public static func migrateInPlace(at url: URL, _ change: AttributeChange, configuration: String?, options: StoreOptions) throws -> Int? {
+        nil
+    }
 }
 
 /// A model change that only adds optional attributes or attributes with a default value to

@@ -15,7 +15,7 @@ import Foundation
 /// ```
 ///
 /// A store type that conforms to ``InPlaceMigratingStore`` (SQLite) applies a step that only
-/// adds attributes in place, in one transaction. Otherwise, on every store type
+/// adds attributes, or changes only attributes, in place, in one transaction. Otherwise, on every store type
 /// (`docs/migration.md`): the store is opened read-only
 /// with the source model and every object read; the objects are mapped in memory, slot by slot;
 /// the result is written once. An atomic store writes its new file through its atomic writer
@@ -117,10 +117,16 @@ public struct MigrationManager: Sendable {
         }
         let compiled = try steps.map { try CompiledMapping($0.2, from: $0.0, to: $0.1) }
         if steps.count == 1, let inPlace = storeClass as? any InPlaceMigratingStore.Type,
-            let change = AdditiveChange.between(first.0, first.1, mapping: first.2)
+            try StoreFile.regularFileSize(at: url, storeType: type) ?? 0 > 0
         {
-            let existing = try StoreFile.regularFileSize(at: url, storeType: type) ?? 0
-            if existing > 0, let count = try inPlace.migrateInPlace(at: url, change, configuration: configuration, options: options) {
+            var count: Int?
+            if let change = AdditiveChange.between(first.0, first.1, mapping: first.2) {
+                count = try inPlace.migrateInPlace(at: url, change, configuration: configuration, options: options)
+            }
+            if count == nil, let change = AttributeChange.between(first.0, first.1, mapping: first.2) {
+                count = try inPlace.migrateInPlace(at: url, change, configuration: configuration, options: options)
+            }
+            if let count {
                 progress?(MigrationProgress(done: count, total: count))
                 return
             }
