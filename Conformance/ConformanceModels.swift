@@ -154,6 +154,26 @@ public enum ConformanceModels {
         }
     }
 
+    /// Uniqueness constraints: Club {name, city, unique (name, city), members →> Contact};
+    /// Contact {email (unique, across sub-entities), name, age, club → Club}; Member ← Contact
+    /// {level}.
+    public static func contacts() throws -> ObjectModel {
+        try model {
+            Entity("Club", uniquenessConstraints: [["name", "city"]]) {
+                Attribute("name", .string)
+                Attribute("city", .string)
+                Relationship("members", to: "Contact", inverse: "club", toMany: true)
+            }
+            Entity("Contact", uniquenessConstraints: [["email"]]) {
+                Attribute("email", .string)
+                Attribute("name", .string)
+                Attribute("age", .integer32)
+                Relationship("club", to: "Club", inverse: "members")
+            }
+            Entity("Member", parent: "Contact") { Attribute("level", .integer16) }
+        }
+    }
+
     private static func model(
         configurations: [String: [String]] = [:], @ModelBuilder _ entities: () -> [EntityDescription]
     ) throws -> ObjectModel {

@@ -416,7 +416,7 @@ public final class ManagedObjectContext {
         post(.willSave)
         try processPendingChanges()
         // In insertion order (sorted once), so stores that number rows hand out keys in that order.
-        let insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+        var insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         try validateForSave(inserting: insertedObjects)
         try obtainPermanentIDs(for: insertedObjects)
 
@@ -432,6 +432,12 @@ public final class ManagedObjectContext {
                 attempts += 1
                 guard mergePolicy != .error, attempts < 3 else { throw describeConflicts(error) }
                 try resolveConflicts(error.objectIDs)
+            } catch let error as StoreError where error.code == .managedObjectConstraintMerge {
+                attempts += 1
+                guard mergePolicy != .error, attempts < 3 else { throw error }
+                try resolveConstraintConflicts(error)
+                insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+                try validateForSave(inserting: insertedObjects)
             }
         }
 
@@ -617,6 +623,69 @@ public final class ManagedObjectContext {
                 object.merge(current, keeping: object.changedKeys.subtracting(storeChanged), in: self)
             }
         }
+    }
+
+    /// Resolves uniqueness-constraint conflicts by ``mergePolicy`` (Core Data's upsert): the
+    /// object already in the store — or, between objects of this save, the one inserted first —
+    /// survives and takes the values of the other inserted objects with the same constrained
+    /// values, which then leave the context (their relationships move to the survivor as
+    /// they are taken). Per property, the inserted object's value is taken:
+    /// - ``MergePolicy/mergeByPropertyObjectTrump``: when it has one (a value, a destination);
+    /// - ``MergePolicy/overwrite``: always, nil included;
+    /// - ``MergePolicy/mergeByPropertyStoreTrump``: when it has one and the survivor has none;
+    /// - ``MergePolicy/rollback``: never (the stored object stays as it is).
+    ///
+    /// A conflict that involves an object that was already saved (an update that gives it the
+    /// values of another object) is not resolved: the 133021 error is thrown under every
+    /// policy, since resolving it would delete a saved object.
+    private func resolveConstraintConflicts(_ error: StoreError) throws {
+        for conflict in error.constraintConflicts {
+            let saving = conflict.objectIDs.compactMap { registered[$0] }.sorted { $0.registrationOrder < $1.registrationOrder }
+            guard saving.count == conflict.objectIDs.count, saving.allSatisfy(\.isInserted) else { throw error }
+        }
+        for conflict in error.constraintConflicts {
+            // Objects an earlier conflict already merged away are gone from the context.
+            var saving = conflict.objectIDs.compactMap { registered[$0] }.filter { $0.managedObjectContext === self && $0.isInserted }
+            saving.sort { $0.registrationOrder < $1.registrationOrder }
+            let survivor: ManagedObject
+            if let stored = conflict.storedObjectID {
+                survivor = try existingObject(with: stored)
+            } else if let first = saving.first {
+                survivor = first
+                saving.removeFirst()
+            } else {
+                continue
+            }
+            for object in saving where object !== survivor { try absorb(object, into: survivor) }
+        }
+    }
+
+    /// Gives `survivor` the values of the inserted `object` that ``mergePolicy`` takes (see
+    /// ``resolveConstraintConflicts(_:)``), through the public setters so inverses follow, then
+    /// removes `object` from the context.
+    private func absorb(_ object: ManagedObject, into survivor: ManagedObject) throws {
+        func isEmpty(_ target: ManagedObject, _ key: String, toMany: Bool) -> Bool {
+            toMany ? target.objects(forKey: key).isEmpty : target.value(forKey: key).isNull
+        }
+        func takes(_ key: String, toMany: Bool) -> Bool {
+            switch mergePolicy {
+            case .overwrite: return true
+            case .mergeByPropertyObjectTrump: return !isEmpty(object, key, toMany: toMany)
+            case .mergeByPropertyStoreTrump: return !isEmpty(object, key, toMany: toMany) && isEmpty(survivor, key, toMany: toMany)
+            case .rollback, .error: return false
+            }
+        }
+        let layout = survivor.layout
+        for attribute in layout.attributes where !attribute.isTransient && object.layout.attributeSlot(of: attribute.name) != nil {
+            if takes(attribute.name, toMany: false) { try survivor.setValue(object.value(forKey: attribute.name), forKey: attribute.name) }
+        }
+        for relationship in layout.toOnes where !relationship.isTransient && object.layout.toOneSlot(of: relationship.name) != nil {
+            if takes(relationship.name, toMany: false) { try survivor.setObject(object.object(forKey: relationship.name), forKey: relationship.name) }
+        }
+        for relationship in layout.toManys where !relationship.isTransient && object.layout.toManySlot(of: relationship.name) != nil {
+            if takes(relationship.name, toMany: true) { try survivor.setObjects(object.objects(forKey: relationship.name), forKey: relationship.name) }
+        }
+        forget(object)
     }
 
     /// Removes an object from the context as if it never was (deleted elsewhere).

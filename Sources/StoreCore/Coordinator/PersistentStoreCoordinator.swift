@@ -88,7 +88,11 @@ public final class PersistentStoreCoordinator: Sendable {
         self.model = model
         self.registry = registry
         self.state = Locked(State())
+        self.uniqueness = UniquenessCheck(model: model)
     }
+
+    /// The model's uniqueness constraints, checked before each save writes anything.
+    let uniqueness: UniquenessCheck
 
     // MARK: Classes
 
@@ -682,7 +686,9 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Applies a context's changes, store by store (each store all-or-nothing), and returns the
-    /// new row versions. Read-only stores are checked before anything is written.
+    /// new row versions. Read-only stores and the model's uniqueness constraints are checked
+    /// before anything is written: a save that would leave two objects with the same values for
+    /// a constraint throws 133021 listing each ``ConstraintConflict``.
     public func save(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
         try save(request, insertedRowsHeld: false)
     }
@@ -708,6 +714,17 @@ public final class PersistentStoreCoordinator: Sendable {
                 throw StoreError(
                     .persistentStoreSave, "Object \(stranger) does not belong to a store of this coordinator",
                     objectIDs: [stranger])
+            }
+            if !uniqueness.isEmpty {
+                let slots = state.slots
+                let conflicts = try uniqueness.conflicts(in: request, model: model) { fetch in
+                    var nodes: [StoreNode] = []
+                    for slot in slots where slot.store.holds(entityName: fetch.entityName) {
+                        if case .nodes(let found) = try Self.fetch(fetch, from: slot) { nodes += found }
+                    }
+                    return nodes
+                }
+                if !conflicts.isEmpty { throw StoreError.constraintConflicts(conflicts) }
             }
             var versions: [ObjectID: Int64] = [:]
             if !parts.isEmpty { state.writeGeneration &+= 1 }

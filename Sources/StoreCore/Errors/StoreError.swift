@@ -59,6 +59,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let managedObjectExternalRelationship = Code(rawValue: 133010)
         /// 133020: an optimistic-locking conflict at save.
         public static let managedObjectMerge = Code(rawValue: 133020)
+        /// 133021: a save would break a uniqueness constraint; see ``StoreError/constraintConflicts``.
+        public static let managedObjectConstraintMerge = Code(rawValue: 133021)
         /// 134000: the store type is not registered.
         public static let persistentStoreInvalidType = Code(rawValue: 134000)
         /// 134010: the file at the URL is not a store of the requested type.
@@ -115,6 +117,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The character offset in the input the error is about (a predicate format string, a
     /// text file's content), when there is one.
     public var position: Int?
+    /// The uniqueness-constraint conflicts of a 133021 (Core Data's `conflictList`); empty
+    /// otherwise.
+    public var constraintConflicts: [ConstraintConflict] = []
 
     /// Creates an error.
     public init(
