@@ -21,7 +21,8 @@ import Foundation
 ///
 /// Concurrency: the container and its ``viewContext`` belong to the isolation domain that made
 /// them (contexts are not Sendable). Work elsewhere uses ``performBackgroundTask(_:)``, which
-/// gives the task a context of its own on the same (Sendable) ``persistentStoreCoordinator``.
+/// gives the task a context of its own on the same (Sendable) ``persistentStoreCoordinator``,
+/// or a ``PrivateQueueContext`` from ``newPrivateQueueContext()``, which any task can hand work.
 public final class PersistentContainer {
     /// The container's name: the default store's file and folder name.
     public let name: String
@@ -62,6 +63,13 @@ public final class PersistentContainer {
     /// A new context on the container's coordinator, for work kept apart from ``viewContext``.
     public func newBackgroundContext() -> ManagedObjectContext {
         ManagedObjectContext(coordinator: persistentStoreCoordinator)
+    }
+
+    /// A new context on the container's coordinator with a serial queue of its own (Core Data's
+    /// private-queue background context), usable from any thread or task through its
+    /// `perform` methods.
+    public func newPrivateQueueContext() -> PrivateQueueContext {
+        PrivateQueueContext(coordinator: persistentStoreCoordinator)
     }
 
     /// Runs `block` in a task of its own with a new context on the container's coordinator,

@@ -77,7 +77,17 @@ public final class ManagedObjectContext {
     /// Creates a context on a coordinator.
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
+        self.confinement = nil
     }
+
+    /// A context confined to `queue` (made by ``PrivateQueueContext`` and ``MainQueueContext``).
+    init(coordinator: PersistentStoreCoordinator, confinedTo queue: ContextQueue) {
+        self.coordinator = coordinator
+        self.confinement = queue
+    }
+
+    /// The queue this context is confined to, when it belongs to a queue context.
+    let confinement: ContextQueue?
 
     deinit {
         // The rows of every object this context filled are no longer held by it.
@@ -133,6 +143,7 @@ public final class ManagedObjectContext {
     /// store until its values are needed; ``ManagedObject/fireFault()`` then throws 133000 if it
     /// does not exist).
     public func object(with objectID: ObjectID) -> ManagedObject {
+        checkQueue()
         if let object = registered[objectID] { return object }
         let object = makeObject(entityName: objectID.entityName, objectID: objectID)
         register(object)
@@ -142,6 +153,7 @@ public final class ManagedObjectContext {
     /// The object for an ID, with its values loaded; throws 133000 when it does not exist (or is
     /// deleted in this context).
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        checkQueue()
         defer { settleRows() }
         if let object = registered[objectID] {
             if object.isDeleted { throw PersistentStoreCoordinator.missing(objectID) }
@@ -158,6 +170,7 @@ public final class ManagedObjectContext {
     /// Throws 134060 for an unknown entity, 1550 for an abstract one.
     @discardableResult
     public func insert(entityName: String) throws -> ManagedObject {
+        checkQueue()
         guard let layout = coordinator.model.layout(ofEntity: entityName) else {
             throw StoreError(.coreData, "The model has no entity named \(entityName)", entityName: entityName)
         }
@@ -190,6 +203,7 @@ public final class ManagedObjectContext {
     /// Marks an object deleted. Its delete rules apply when pending changes are processed; the
     /// store forgets it at the next save. Deleting an unsaved insert simply drops it at save.
     public func delete(_ object: ManagedObject) {
+        checkQueue()
         guard object.managedObjectContext === self, !object.isDeleted else { return }
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
@@ -252,6 +266,7 @@ public final class ManagedObjectContext {
     /// sort keys, stored objects come first in the store's order, then matching unsaved objects
     /// in the order they were registered.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        checkQueue()
         defer { settleRows() }
         let objects: [ManagedObject]
         if let merged = try fetchMergingPendingChanges(request) {
@@ -333,6 +348,7 @@ public final class ManagedObjectContext {
 
     /// The IDs of the objects a request matches (pending changes as in ``fetch(_:)``).
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        checkQueue()
         defer { settleRows() }
         if let merged = try fetchMergingPendingChanges(request) { return merged.map(\.objectID) }
         var storeRequest = request
@@ -343,6 +359,7 @@ public final class ManagedObjectContext {
 
     /// The number of objects ``fetch(_:)`` would return.
     public func count(for request: FetchRequest) throws -> Int {
+        checkQueue()
         defer { settleRows() }
         if let merged = try fetchMergingPendingChanges(request) { return merged.count }
         var storeRequest = request
@@ -355,6 +372,7 @@ public final class ManagedObjectContext {
     /// distinct results, grouping and aggregates). As in Core Data, unsaved changes are not
     /// included in dictionary results.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: StoreValue]] {
+        checkQueue()
         var storeRequest = request
         storeRequest.resultType = .dictionaries
         guard case .dictionaries(let rows) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
@@ -410,6 +428,7 @@ public final class ManagedObjectContext {
     /// A save without changes does nothing (unless store metadata was set, which it writes).
     /// A failed save leaves every change pending.
     public func save() throws {
+        checkQueue()
         defer { settleRows() }
         try processPendingChanges()
         guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
@@ -723,6 +742,7 @@ public final class ManagedObjectContext {
     /// this context (and the relationships that held them), updated objects are refreshed with
     /// their unsaved changes kept. Posts objects-did-change.
     public func mergeChanges(from save: ContextDidSave) {
+        checkQueue()
         defer { settleRows() }
         for id in save.deletedObjectIDs {
             if let object = registered[id] { forget(object) }
@@ -742,6 +762,7 @@ public final class ManagedObjectContext {
     /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
     /// changed and deleted ones take their last saved values again.
     public func rollback() {
+        checkQueue()
         defer { settleRows() }
         for object in inserted.values { detach(object) }
         for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
@@ -759,6 +780,7 @@ public final class ManagedObjectContext {
     /// Forgets every registered object and every unsaved change; objects already handed out
     /// become detached faults.
     public func reset() {
+        checkQueue()
         defer { settleRows() }
         for object in registered.values { detach(object) }
         clearPendingChanges()

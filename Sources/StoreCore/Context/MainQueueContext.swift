@@ -1,0 +1,55 @@
+import Foundation
+
+/// A context confined to the main actor (Core Data's main-queue context): code on the main
+/// actor uses ``context`` directly; code elsewhere hands it work with ``perform(_:)`` or
+/// ``performAndWait(_:)``.
+///
+/// ```swift
+/// let view = MainQueueContext(coordinator: coordinator)
+/// let names = try await view.perform { context in
+///     try context.fetch(FetchRequest(entityName: "Team")).compactMap { $0.value(forKey: "name", as: String.self) }
+/// }
+/// ```
+///
+/// The context is a main-actor property, so the compiler keeps it (and its objects) on the main
+/// actor.
+@MainActor
+public final class MainQueueContext {
+    /// The coordinator the context reads from and saves to.
+    public nonisolated let coordinator: PersistentStoreCoordinator
+    /// The context, for code on the main actor.
+    public let context: ManagedObjectContext
+
+    /// Creates a context on `coordinator` confined to the main actor.
+    public init(coordinator: PersistentStoreCoordinator) {
+        self.coordinator = coordinator
+        // The compiler confines `context` to the main actor; no run-time check is needed.
+        self.context = ManagedObjectContext(coordinator: coordinator)
+    }
+
+    /// Runs `body` on the main actor and returns its result.
+    public func perform<T: Sendable>(_ body: @MainActor (ManagedObjectContext) throws -> T) async rethrows -> T {
+        defer { context.settleRows() }
+        return try body(context)
+    }
+
+    /// Queues `body` on the main actor and returns at once.
+    public nonisolated func perform(_ body: @escaping @Sendable @MainActor (ManagedObjectContext) -> Void) {
+        Task { @MainActor in
+            defer { self.context.settleRows() }
+            body(self.context)
+        }
+    }
+
+    /// Runs `body` at once (the caller is on the main actor). Code elsewhere awaits
+    /// ``perform(_:)`` instead: blocking a thread until the main actor is free is how
+    /// deadlocks start.
+    public func performAndWait<T: Sendable>(_ body: @MainActor (ManagedObjectContext) throws -> T) rethrows -> T {
+        try run(body)
+    }
+
+    private func run<T: Sendable>(_ body: @MainActor (ManagedObjectContext) throws -> T) rethrows -> T {
+        defer { context.settleRows() }
+        return try body(context)
+    }
+}

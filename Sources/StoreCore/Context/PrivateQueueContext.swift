@@ -1,0 +1,87 @@
+import Foundation
+
+/// A context confined to a serial queue of its own (Core Data's private-queue context): the
+/// handle is `Sendable`, so any thread or task can hand it work, and the context and its
+/// objects are used only inside the closures it runs on its queue.
+///
+/// ```swift
+/// let background = PrivateQueueContext(coordinator: coordinator)
+/// let count = try await background.perform { context in
+///     let team = try context.insert(entityName: "Team")
+///     try team.setValue("Crew", forKey: "name")
+///     try context.save()
+///     return try context.count(for: FetchRequest(entityName: "Team"))
+/// }
+/// ```
+///
+/// - ``perform(_:)`` (async, returning a value) and ``perform(_:)-(…)->Void`` (fire and forget)
+///   queue the closure; ``performAndWait(_:)`` runs it and waits, and may be called from inside
+///   another closure of the same context (it then runs at once).
+/// - Closures are `@Sendable` and return `Sendable` values, so objects cannot leave them: pass
+///   object IDs out and ask another context for its own objects
+///   (``ManagedObjectContext/object(with:)``).
+/// - In debug builds, using the context off its queue (through unchecked code) stops with a
+///   message naming the call, as Core Data's concurrency debugging does.
+public final class PrivateQueueContext: Sendable {
+    /// The coordinator the context reads from and saves to.
+    public let coordinator: PersistentStoreCoordinator
+    /// The queue the context's closures run on.
+    private let queue: DispatchQueue
+    private let confinement: ContextQueue
+    /// The context. The lock only hands it over: closures run one at a time on `queue`, which
+    /// is what keeps the context to one thread at a time.
+    private let storage: Locked<ManagedObjectContext>
+
+    /// Creates a context on `coordinator` with a serial queue of its own, labelled `label`.
+    public init(coordinator: PersistentStoreCoordinator, label: String = "PersistentStores.PrivateQueueContext") {
+        self.coordinator = coordinator
+        let queue = DispatchQueue(label: label)
+        let tag = ObjectIdentifier(queue).hashValue
+        queue.setSpecific(key: ContextQueue.key, value: tag)
+        self.queue = queue
+        self.confinement = ContextQueue(queue: queue, tag: tag)
+        self.storage = Locked(ManagedObjectContext(coordinator: coordinator, confinedTo: confinement))
+    }
+
+    /// Runs `body` on the context's queue and returns its result (Core Data's
+    /// `perform(_:)` with a return value).
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [storage] in
+                let context = storage.withLock { $0 }
+                defer { context.settleRows() }
+                do {
+                    continuation.resume(returning: try body(context))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Queues `body` on the context's queue and returns at once.
+    public func perform(_ body: @escaping @Sendable (ManagedObjectContext) -> Void) {
+        queue.async { [storage] in
+            let context = storage.withLock { $0 }
+            defer { context.settleRows() }
+            body(context)
+        }
+    }
+
+    /// Runs `body` on the context's queue and waits for it; runs it at once when called from a
+    /// closure of this context (already on its queue).
+    public func performAndWait<T: Sendable>(_ body: @Sendable (ManagedObjectContext) throws -> T) rethrows -> T {
+        if confinement.isCurrent { return try body(storage.withLock { $0 }) }
+        return try queue.sync { [storage] in
+            let context = storage.withLock { $0 }
+            defer { context.settleRows() }
+            return try body(context)
+        }
+    }
+
+    /// How the context resolves conflicts at save (``ManagedObjectContext/mergePolicy``).
+    public var mergePolicy: MergePolicy {
+        get { performAndWait { $0.mergePolicy } }
+        set { performAndWait { $0.mergePolicy = newValue } }
+    }
+}
