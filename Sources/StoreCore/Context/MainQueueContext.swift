@@ -1,8 +1,8 @@
 import Foundation
 
 /// A context confined to the main actor (Core Data's main-queue context): code on the main
-/// actor uses ``context`` directly; code elsewhere hands it work with ``perform(_:)`` or
-/// ``performAndWait(_:)``.
+/// actor uses ``context`` directly (or `performAndWait(_:)`); code elsewhere awaits
+/// `perform(_:)`.
 ///
 /// ```swift
 /// let view = MainQueueContext(coordinator: coordinator)
@@ -42,7 +42,7 @@ public final class MainQueueContext {
     }
 
     /// Runs `body` at once (the caller is on the main actor). Code elsewhere awaits
-    /// ``perform(_:)`` instead: blocking a thread until the main actor is free is how
+    /// `perform(_:)` instead: blocking a thread until the main actor is free is how
     /// deadlocks start.
     public func performAndWait<T: Sendable>(_ body: @MainActor (ManagedObjectContext) throws -> T) rethrows -> T {
         try run(body)

@@ -14,8 +14,8 @@ import Foundation
 /// }
 /// ```
 ///
-/// - ``perform(_:)`` (async, returning a value) and ``perform(_:)-(…)->Void`` (fire and forget)
-///   queue the closure; ``performAndWait(_:)`` runs it and waits, and may be called from inside
+/// - `perform(_:)` (async, returning a value) and `perform(_:)` without `await` (fire and forget)
+///   queue the closure; `performAndWait(_:)` runs it and waits, and may be called from inside
 ///   another closure of the same context (it then runs at once).
 /// - Closures are `@Sendable` and return `Sendable` values, so objects cannot leave them: pass
 ///   object IDs out and ask another context for its own objects
