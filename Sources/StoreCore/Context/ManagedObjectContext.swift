@@ -55,6 +55,8 @@ public final class ManagedObjectContext {
     private var unannounced = ContextDidSave()
     private var observers: [Int: (ContextEvent) -> Void] = [:]
     private var nextObserver = 0
+    /// The continuations of ``events`` sequences, with whether their consumer stopped.
+    private var eventStreams: [(continuation: AsyncStream<ContextEvent>.Continuation, ended: Locked<Bool>)] = []
     /// The class made for each layout, valid while the coordinator's class generation is
     /// `classCacheGeneration`.
     /// (The layout is kept so its identifier cannot be reused by another layout.)
@@ -90,6 +92,7 @@ public final class ManagedObjectContext {
     let confinement: ContextQueue?
 
     deinit {
+        for stream in eventStreams { stream.continuation.finish() }
         // The rows of every object this context filled are no longer held by it.
         let held = registered.values.filter(\.holdsRow).map(\.objectID)
         coordinator.retainRows(rowsToRetain, releasing: rowsToRelease + held)
@@ -132,6 +135,29 @@ public final class ManagedObjectContext {
 
     private func post(_ event: ContextEvent) {
         for id in observers.keys.sorted() { observers[id]?(event) }
+        if !eventStreams.isEmpty {
+            eventStreams.removeAll { $0.ended.withLock { $0 } }
+            for stream in eventStreams { stream.continuation.yield(event) }
+        }
+    }
+
+    /// This context's later events (objects did change, will save, did save) as an
+    /// asynchronous sequence, in order, for a task that reacts to changes without polling. The
+    /// events carry object IDs (they are `Sendable`); the sequence ends when the context goes
+    /// away, and a consumer that stops iterating is forgotten at the next event.
+    ///
+    /// ```swift
+    /// let events = context.events
+    /// Task {
+    ///     for await case .didSave(let save) in events { print(save.insertedObjectIDs.count) }
+    /// }
+    /// ```
+    public var events: AsyncStream<ContextEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ContextEvent.self)
+        let ended = Locked(false)
+        continuation.onTermination = { _ in ended.withLock { $0 = true } }
+        eventStreams.append((continuation, ended))
+        return stream
     }
 
     // MARK: Objects by ID

@@ -140,6 +140,22 @@ public final class PersistentStoreCoordinator: Sendable {
         _ = observers.withLock { $0.handlers.removeValue(forKey: token.id) }
     }
 
+    /// Every later successful save of any context on this coordinator, as an asynchronous
+    /// sequence (the IDs each save changed), for a task that reacts to changes without
+    /// polling. Iterating stops the observer when the task stops iterating or is cancelled.
+    ///
+    /// ```swift
+    /// for await save in coordinator.saves {
+    ///     await view.perform { $0.mergeChanges(from: save) }
+    /// }
+    /// ```
+    public var saves: AsyncStream<ContextDidSave> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ContextDidSave.self)
+        let token = addObserver { save in continuation.yield(save) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        return stream
+    }
+
     func broadcast(_ save: ContextDidSave) {
         let handlers = observers.withLock { Array($0.handlers.sorted { $0.key < $1.key }.map(\.value)) }
         for handler in handlers { handler(save) }
