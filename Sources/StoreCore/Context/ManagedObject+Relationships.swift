@@ -11,9 +11,48 @@ extension ManagedObject {
     }
 
     /// The destinations of a to-many relationship, in order (the order matters for ordered
-    /// relationships); empty when empty, unknown, or the relationship could not be loaded.
+    /// relationships), or the value of a fetched property (see ``fetchedObjects(forKey:)``);
+    /// empty when empty, unknown, or the relationship or fetch failed.
     public func objects(forKey key: String) -> [ManagedObject] {
-        (try? loadedList(key))?.objects ?? []
+        if layout.toManySlot(of: key) == nil, fetchedProperty(named: key) != nil { return (try? fetchedObjects(forKey: key)) ?? [] }
+        return (try? loadedList(key))?.objects ?? []
+    }
+
+    /// The value of a fetched property (Core Data's `NSFetchedPropertyDescription`): the objects
+    /// of its fetch with `$FETCH_SOURCE` standing for this object, computed on first access and
+    /// kept until the object is refreshed (``ManagedObjectContext/refresh(_:mergeChanges:)``) or
+    /// turned into a fault, as in Core Data — later saves do not change it by themselves.
+    ///
+    /// ```swift
+    /// // Entity("Author") { FetchedPropertyDescription("recentBooks", entity: "Book", predicate: "author == $FETCH_SOURCE AND year > 2000") }
+    /// let recent = try author.fetchedObjects(forKey: "recentBooks")
+    /// ```
+    ///
+    /// - Throws: 1550 when the entity has no fetched property `key`; what the fetch throws.
+    public func fetchedObjects(forKey key: String) throws -> [ManagedObject] {
+        guard let context = managedObjectContext else { throw detached() }
+        guard let property = fetchedProperty(named: key) else {
+            throw StoreError(
+                .managedObjectValidation, "\(entity.name) has no fetched property \(key)", objectIDs: [objectID],
+                entityName: entity.name, propertyName: key)
+        }
+        if let cached = fetchedValues[key] { return cached }
+        willAccessValues()
+        let objects = try context.fetch(try FetchRequest(fetchedProperty: property, source: self))
+        fetchedValues[key] = objects
+        return objects
+    }
+
+    /// The fetched property `name` of this object's entity or an ancestor.
+    func fetchedProperty(named name: String) -> FetchedPropertyDescription? {
+        if let own = entity.fetchedProperties.first(where: { $0.name == name }) { return own }
+        guard let model = managedObjectContext?.coordinator.model else { return nil }
+        var parent = entity.parentEntityName
+        while let current = parent, let description = model.entity(named: current) {
+            if let found = description.fetchedProperties.first(where: { $0.name == name }) { return found }
+            parent = description.parentEntityName
+        }
+        return nil
     }
 
     /// The destinations of a to-many relationship, loading it if needed; throws when the

@@ -119,6 +119,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         _modify { yield &madeExtras().toManyValues }
     }
 
+    /// Fetched property values computed so far (``fetchedObjects(forKey:)``), by name.
+    final var fetchedValues: [String: [ManagedObject]] {
+        get { extras?.fetchedValues ?? [:] }
+        set {
+            if extras == nil && newValue.isEmpty { return }
+            madeExtras().fetchedValues = newValue
+        }
+    }
+
     /// The keys changed since the last save (or fill).
     final var changedKeys: Set<String> {
         get { extras?.changedKeys ?? [] }
@@ -572,6 +581,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             extras.toOneObjects = []
             extras.toManyValues = [:]
             extras.changedKeys = []
+            extras.fetchedValues = [:]
         }
         isFault = !objectID.isTemporaryID
     }
@@ -588,6 +598,8 @@ final class ManagedObjectExtras {
     var changedKeys: Set<String> = []
     /// See ``ManagedObject/faultBatch``.
     var faultBatch: FaultBatch?
+    /// Fetched property values computed so far (``ManagedObject/fetchedObjects(forKey:)``).
+    var fetchedValues: [String: [ManagedObject]] = [:]
     /// The committed snapshot's to-many slots, when its layout has any (nil: none loaded).
     var committedToManys: [[ObjectID]?]?
     /// The committed snapshot's version when the object's ``ManagedObject/version`` moved on

@@ -752,6 +752,7 @@ public final class ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         defer { settleRows() }
         guard object.managedObjectContext === self, !object.isInserted else { return }
+        object.fetchedValues = [:]
         guard mergeChanges else {
             updated[ObjectIdentifier(object)] = nil
             fault(object)
