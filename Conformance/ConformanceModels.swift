@@ -174,6 +174,27 @@ public enum ConformanceModels {
         }
     }
 
+    /// Derived attributes: Writer {name, searchName = canonical:(name), shoutedName =
+    /// uppercase:(name), novelCount = novels.@count, novels →> Novel}; Novel {title,
+    /// writerName = writer.name, savedAt = now(), writer → Writer}.
+    public static func writers() throws -> ObjectModel {
+        try model {
+            Entity("Writer") {
+                Attribute("name", .string)
+                Attribute("searchName", .string, indexed: true, derivation: "canonical:(name)")
+                Attribute("shoutedName", .string, derivation: "uppercase:(name)")
+                Attribute("novelCount", .integer64, derivation: "novels.@count")
+                Relationship("novels", to: "Novel", inverse: "writer", toMany: true)
+            }
+            Entity("Novel") {
+                Attribute("title", .string)
+                Attribute("writerName", .string, derivation: "writer.name")
+                Attribute("savedAt", .date, derivation: "now()")
+                Relationship("writer", to: "Writer", inverse: "novels")
+            }
+        }
+    }
+
     private static func model(
         configurations: [String: [String]] = [:], @ModelBuilder _ entities: () -> [EntityDescription]
     ) throws -> ObjectModel {

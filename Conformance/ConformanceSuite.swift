@@ -18,7 +18,7 @@ public enum ConformanceSuite {
             ConformanceCatalogue.faults, ConformanceCatalogue.contexts, ConformanceCatalogue.stores,
             ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus, ConformanceCatalogue.values,
             ConformanceCatalogue.versioning, ConformanceCatalogue.migration, ConformanceCatalogue.batch,
-            ConformanceCatalogue.files, ConformanceCatalogue.constraints,
+            ConformanceCatalogue.files, ConformanceCatalogue.constraints, ConformanceCatalogue.derived,
         ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }

@@ -460,6 +460,7 @@ public final class ManagedObjectContext {
         guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
         post(.willSave)
         try processPendingChanges()
+        try deriveAttributes()
         // In insertion order (sorted once), so stores that number rows hand out keys in that order.
         var insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         try validateForSave(inserting: insertedObjects)
@@ -518,6 +519,26 @@ public final class ManagedObjectContext {
         clearPendingChanges()
         post(.didSave(saved))
         coordinator.broadcast(saved)
+    }
+
+    /// Computes the derived attributes (``AttributeDerivation``) of every object this save
+    /// writes: inserted objects and objects with changes. A value that did not change is not
+    /// set again, so deriving alone never makes an object changed (`now()` changes with every
+    /// save of the object).
+    private func deriveAttributes() throws {
+        var evaluator: PredicateEvaluator?
+        let now = Date()
+        for object in Array(inserted.values) + Array(updated.values) where !object.isDeleted && (object.isInserted || object.isUpdated) {
+            let layout = object.layout
+            guard !layout.derivations.isEmpty else { continue }
+            if evaluator == nil { evaluator = PredicateEvaluator() }
+            guard let evaluator else { continue }
+            for (slot, derivation) in layout.derivations {
+                let attribute = layout.attributes[slot]
+                let value = try derivation.value(for: object, type: attribute.type, evaluator: evaluator, now: now)
+                if object.value(forKey: attribute.name) != value { try object.setValue(value, forKey: attribute.name) }
+            }
+        }
     }
 
     /// Validates the objects to save; `insertedObjects` are the inserted objects that are not

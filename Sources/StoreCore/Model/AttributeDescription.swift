@@ -39,6 +39,12 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var versionHashModifier: String?
     /// Free-form user info.
     public var userInfo: [String: String]
+    /// How the value is derived at each save (Core Data's derived attribute,
+    /// `NSDerivedAttributeDescription.derivationExpression`), or nil for an ordinary attribute:
+    /// a key path (`name`, `author.name`), a to-many count or aggregate (`books.@count`,
+    /// `items.@sum.price`), `canonical:(name)`, `lowercase:(name)`, `uppercase:(name)` or `now()`.
+    /// See ``AttributeDerivation``.
+    public var derivationExpression: String?
 
     /// Creates an attribute description.
     public init(
@@ -47,7 +53,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         maxValue: StoreValue? = nil, minLength: Int? = nil, maxLength: Int? = nil,
         regularExpression: String? = nil, valueTransformerName: String? = nil,
         allowsExternalBinaryDataStorage: Bool = false, renamingIdentifier: String? = nil,
-        versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+        versionHashModifier: String? = nil, userInfo: [String: String] = [:], derivation: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -65,12 +71,13 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
+        self.derivationExpression = derivation
     }
 
     private enum CodingKeys: String, CodingKey {
         case name, type, isOptional, isTransient, isIndexed, defaultValue, minValue, maxValue, minLength, maxLength
         case regularExpression, valueTransformerName, allowsExternalBinaryDataStorage, renamingIdentifier
-        case versionHashModifier, userInfo
+        case versionHashModifier, userInfo, derivationExpression
     }
 
     /// Decodes an attribute; every key but `name` and `type` may be missing (the DSL's defaults
@@ -93,6 +100,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
                 ?? false,
             renamingIdentifier: try c.decodeIfPresent(String.self, forKey: .renamingIdentifier),
             versionHashModifier: try c.decodeIfPresent(String.self, forKey: .versionHashModifier),
-            userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
+            userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:],
+            derivation: try c.decodeIfPresent(String.self, forKey: .derivationExpression))
     }
 }

@@ -120,9 +120,18 @@ public final class EntityLayout: Sendable {
             if let value = attribute.defaultValue, let coerced = attribute.type.coerce(value) { defaults[slot] = coerced }
         }
         self.defaultValues = defaults
+        // Parsed when the model was validated, so `try?` drops nothing a model can hold.
+        self.derivations = attributes.indices.compactMap { slot in
+            attributes[slot].derivationExpression.flatMap {
+                try? AttributeDerivation($0, entity: entity.name, attribute: attributes[slot].name)
+            }.map { (slot, $0) }
+        }
         self.emptyValues = Array(repeating: .null, count: attributeNames.count + toOneNames.count)
         self.unloadedToManys = Array(repeating: nil, count: toManyNames.count)
     }
+
+    /// The derived attributes (slot and parsed expression), computed at each save.
+    let derivations: [(slot: Int, derivation: AttributeDerivation)]
 
     /// Layouts with at most this many value slots resolve names by scanning their names' bits
     /// first (a few comparisons cost less than hashing the key).

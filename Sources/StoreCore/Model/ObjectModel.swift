@@ -279,6 +279,15 @@ extension ObjectModel {
                     }
                 }
             }
+            for attribute in entity.attributes {
+                guard let text = attribute.derivationExpression else { continue }
+                _ = try AttributeDerivation(text, entity: entity.name, attribute: attribute.name)
+                if attribute.isTransient {
+                    throw StoreError.invalidModel(
+                        "derived attribute \(entity.name).\(attribute.name) is transient; derived values are stored",
+                        entity: entity.name, property: attribute.name)
+                }
+            }
             for constraint in entity.uniquenessConstraints {
                 for property in constraint where !isProperty(property) {
                     throw StoreError.invalidModel(

@@ -127,6 +127,10 @@ struct XcodeModelReader {
             allowsExternalBinaryDataStorage: try flag("allowsExternalBinaryDataStorage", of: element, default: false),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
             versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]))
+        // A derived attribute (Xcode writes derived="YES" and the expression).
+        if try flag("derived", of: element, default: false) {
+            attribute.derivationExpression = nonEmpty(element.attributes["derivationExpression"])
+        }
         let parse = { (key: String, text: String) throws -> StoreValue in
             guard let value = Self.value(text, of: type) else {
                 throw failure(
