@@ -34,15 +34,21 @@ public final class ManagedObjectContext {
     // ManagedObject's per-object state is (see the reasoning there): a context is not Sendable,
     // and no access to these tables is held across a call that could reach them again.
     #if DEBUG
-    private var registered: [ObjectID: ManagedObject] = [:]
-    private var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    private var updated: [ObjectIdentifier: ManagedObject] = [:]
+    var registered: [ObjectID: ManagedObject] = [:]
+    var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    var updated: [ObjectIdentifier: ManagedObject] = [:]
     #else
-    @exclusivity(unchecked) private var registered: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) private var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    @exclusivity(unchecked) private var updated: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var updated: [ObjectIdentifier: ManagedObject] = [:]
     #endif
-    private var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    /// Records changes for undo and redo when set (nil, the default, records nothing).
+    public var undoManager: ContextUndoManager?
+    /// Whether an undo or redo is restoring objects (nothing is recorded meanwhile).
+    var isRestoringUndoState = false
+    /// Each object's state at the end of the last undo group that changed it.
+    var undoLastStates: [ObjectIdentifier: UndoState] = [:]
     /// Deleted objects whose delete rules have not been applied yet.
     private var unpropagatedDeletes: [ManagedObject] = []
     private var assignments: [ObjectID: String] = [:]
@@ -52,7 +58,7 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) private var nextRegistrationOrder = 0
     #endif
     /// Changes since the last objects-did-change event.
-    private var unannounced = ContextDidSave()
+    var unannounced = ContextDidSave()
     private var observers: [Int: (ContextEvent) -> Void] = [:]
     private var nextObserver = 0
     /// The continuations of ``events`` sequences, with whether their consumer stopped.
@@ -210,6 +216,7 @@ public final class ManagedObjectContext {
         object.isFault = false
         object.isInserted = true
         register(object)
+        if undoManager != nil { noteUndoableChange(object) }
         inserted[ObjectIdentifier(object)] = object
         unannounced.insertedObjectIDs.insert(object.objectID)
         object.awakeFromInsert()
@@ -231,6 +238,7 @@ public final class ManagedObjectContext {
     public func delete(_ object: ManagedObject) {
         checkQueue()
         guard object.managedObjectContext === self, !object.isDeleted else { return }
+        if undoManager != nil { noteUndoableChange(object) }
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
         unpropagatedDeletes.append(object)
@@ -263,6 +271,7 @@ public final class ManagedObjectContext {
                 }
             }
         }
+        if let undoManager, undoManager.groupsByEvent { closeUndoGroup() }
         announceChanges()
     }
 
@@ -517,6 +526,8 @@ public final class ManagedObjectContext {
         }
         for object in deleted.values { detach(object) }
         clearPendingChanges()
+        undoManager?.removeAllActions()
+        undoLastStates = [:]
         post(.didSave(saved))
         coordinator.broadcast(saved)
     }
@@ -823,6 +834,8 @@ public final class ManagedObjectContext {
             object.changedKeys = []
         }
         clearPendingChanges()
+        undoManager?.removeAllActions()
+        undoLastStates = [:]
     }
 
     /// Forgets every registered object and every unsaved change; objects already handed out
@@ -832,6 +845,8 @@ public final class ManagedObjectContext {
         defer { settleRows() }
         for object in registered.values { detach(object) }
         clearPendingChanges()
+        undoManager?.removeAllActions()
+        undoLastStates = [:]
     }
 
     /// Unregisters an object and turns it into a detached fault.
