@@ -93,6 +93,8 @@ extension SQLiteStore {
         let statement = try query(compiled.sql, parameters: compiled.parameters, connection: connection)
         switch request.resultType {
         case .count:
+            // One row: reset at once, or the statement would keep a read transaction open.
+            defer { statement.reset() }
             guard try statement.step() else { return .count(0) }
             return .count(Int(statement.int64(at: 0)))
         case .objectIDs:
@@ -212,6 +214,9 @@ extension SQLiteStore {
             "SELECT \(reader.selectList()) FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ?")
         statement.bind(int64: key, at: 1)
         countQuery()
+        // One row: reset at once, or the statement would keep a read transaction open (the
+        // connection would not see other processes' commits, and the WAL could not checkpoint).
+        defer { statement.reset() }
         guard try statement.step(), Int(statement.int64(at: 1)) == mapping.number else {
             throw Self.missing(objectID)
         }
@@ -287,6 +292,8 @@ extension SQLiteStore {
                 "SELECT Z_ENT, \(SQLiteSchema.sql(column)), \(entityColumn.map(SQLiteSchema.sql) ?? "NULL") FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ?"
             )
             statement.bind(int64: key, at: 1)
+            // One row: reset at once (see newValues(forObjectWith:)).
+            defer { statement.reset() }
             guard try statement.step(), Int(statement.int64(at: 0)) == mapping.number else { throw Self.missing(objectID) }
             if statement.isNull(at: 1) { return [] }
             if statement.isNull(at: 2) {

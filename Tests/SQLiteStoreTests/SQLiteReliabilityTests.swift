@@ -47,6 +47,35 @@ struct SQLiteReliabilityTests {
         #expect(walSize < 8 * 1024 * 1024, "WAL is \(walSize) bytes")
     }
 
+    @Test("Reading one row (a fault, a to-one, a count) leaves no read transaction open")
+    func singleRowReadsEndTheirTransaction() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("League.sqlite")
+        let store = try openStore(Models.league(), at: url)
+        try insert([("Team", ["name": "Crew"])], into: store)
+        let team = try #require(try fetchNodes("Team", from: store).first)
+        var player = StoreNode(objectID: try store.obtainPermanentIDs(for: [.temporary(entityName: "Player")])[0], attributes: ["firstName": "Ada"], toOne: ["team": team.objectID], version: 0)
+        player.version = 0
+        _ = try store.execute(.save(SaveChangesRequest(insertedObjects: [player])))
+        // The single-row reads, on the store's own connection.
+        _ = try store.newValues(forObjectWith: team.objectID)
+        #expect(try store.newValue(forRelationship: "team", forObjectWith: player.objectID) == [team.objectID])
+        var count = FetchRequest(entityName: "Team")
+        count.resultType = .count
+        _ = try store.fetch(count)
+        // Another connection writes and checkpoints: nothing of the store pins the WAL.
+        let other = try SQLiteConnection(url: url, readOnly: false, create: false)
+        try other.execute("UPDATE ZTEAM SET ZNAME = 'Renamed'")
+        let statement = try other.prepare("PRAGMA wal_checkpoint(PASSIVE)")
+        defer { statement.finalize() }
+        #expect(try statement.step())
+        let busy = statement.int64(at: 0), logFrames = statement.int64(at: 1), checkpointed = statement.int64(at: 2)
+        #expect(busy == 0)
+        #expect(checkpointed == logFrames, "checkpointed \(checkpointed) of \(logFrames) WAL frames")
+        // …and the store's connection sees the other connection's commit.
+        #expect(try store.newValues(forObjectWith: team.objectID).attributes["name"] == "Renamed")
+    }
+
     @Test("SQLite errors name the file: a malformed database")
     func malformedFileErrorNamesFile() throws {
         let directory = try TemporaryDirectory()
