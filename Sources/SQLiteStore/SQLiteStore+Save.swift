@@ -78,6 +78,7 @@ extension SQLiteStore {
                     "Optimistic locking failure: \(conflicts.count) object(s) changed or deleted in the store since they were read",
                     objectIDs: conflicts)
             }
+            if recordsHistory && !request.isEmpty { try recordHistory(of: request, connection: connection, schema: schema) }
             if metadataChanged { try writeMetadata(metadata, to: connection) }
         }
         metadataChanged = false

@@ -28,9 +28,11 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     /// "SQLite".
     public static var storeType: String { "SQLite" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, read-only
-    /// capable, URL optional, row versions kept (`Z_OPT`), concurrent fetches (in WAL mode).
+    /// capable, URL optional, row versions kept (`Z_OPT`), concurrent fetches (in WAL mode),
+    /// persistent history (with ``StoreOptionKey/persistentHistoryTracking``).
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions, .concurrentReads]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions, .concurrentReads,
+            .persistentHistory]
     }
 
     /// The coordinator's model.
@@ -121,6 +123,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
                 "The file at \(url?.path ?? "(memory)") is an SQLite database but not a store (it has no Z_METADATA table)",
                 fileURL: url)
         }
+        try prepareHistory(opened)
         metadataChanged = false
     }
 

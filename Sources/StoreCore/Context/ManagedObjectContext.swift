@@ -29,6 +29,11 @@ public final class ManagedObjectContext {
     public let coordinator: PersistentStoreCoordinator
     /// How a save resolves conflicts with changes saved elsewhere (default: ``MergePolicy/error``).
     public var mergePolicy: MergePolicy = .error
+    /// The context's name, recorded with each save in persistent history.
+    public var name: String?
+    /// Who is saving (an app, an extension, an import job), recorded with each save in
+    /// persistent history, so readers can skip their own transactions.
+    public var transactionAuthor: String?
 
     // The bookkeeping touched per object is `@exclusivity(unchecked)` in release builds, as
     // ManagedObject's per-object state is (see the reasoning there): a context is not Sendable,
@@ -587,6 +592,8 @@ public final class ManagedObjectContext {
         }
         request.updatedObjects = updatedObjects.map { $0.snapshot() }
         request.deletedObjects = deletedObjects.map { StoreNode(objectID: $0.objectID, version: $0.version) }
+        request.transactionAuthor = transactionAuthor
+        request.contextName = name
         for object in updatedObjects { request.changedKeys[object.objectID] = object.changedKeys }
         // By index, reading each node in place (concatenating or iterating would copy every node).
         for nodes in [request.insertedObjects, request.updatedObjects] {
@@ -816,6 +823,13 @@ public final class ManagedObjectContext {
         var changes = save
         changes.insertedObjectIDs = changes.insertedObjectIDs.filter { registered[$0] != nil }
         post(.objectsDidChange(changes))
+    }
+
+    /// Brings registered objects up to date with a transaction of persistent history (a save
+    /// made by any context, in this process or another sharing the store), as
+    /// ``mergeChanges(from:)`` does with a did-save.
+    public func mergeChanges(fromHistory transaction: HistoryTransaction) {
+        mergeChanges(from: transaction.objectIDs)
     }
 
     /// Undoes every unsaved insert, update and delete: inserted objects leave the context,

@@ -782,6 +782,43 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    // MARK: Persistent history
+
+    /// The transactions of persistent history after `token` (every one for nil), from every
+    /// store that records history (added with ``StoreOptionKey/persistentHistoryTracking``),
+    /// store by store in order (Core Data's `NSPersistentHistoryChangeRequest.fetchHistory(after:)`).
+    /// Stores that record none contribute nothing.
+    public func history(after token: HistoryToken?) throws -> [HistoryTransaction] {
+        try state.withLock { state in
+            var result: [HistoryTransaction] = []
+            for slot in state.slots {
+                guard let store = slot.store as? any PersistentHistoryStore, store.recordsHistory else { continue }
+                result += try store.history(after: token?.transactions[slot.handle.identifier])
+            }
+            return result
+        }
+    }
+
+    /// A token after every transaction recorded so far (Core Data's
+    /// `currentPersistentHistoryToken`): history after it is what happens from now on.
+    public func currentHistoryToken() throws -> HistoryToken {
+        try history(after: nil).reduce(HistoryToken()) { $0.merging($1.token) }
+    }
+
+    /// Removes the transactions before `token` from every store that records history (Core
+    /// Data's `deleteHistory(before:)`), so history does not grow for ever once every reader
+    /// has caught up.
+    public func deleteHistory(before token: HistoryToken) throws {
+        try state.withLock { state in
+            for slot in state.slots {
+                guard let store = slot.store as? any PersistentHistoryStore, store.recordsHistory,
+                    let number = token.transactions[slot.handle.identifier]
+                else { continue }
+                try store.deleteHistory(before: number)
+            }
+        }
+    }
+
     // MARK: Batch requests
 
     /// Changes the matching objects inside every store that holds the entity (or the request's

@@ -13,6 +13,10 @@ public struct SaveChangesRequest: Sendable, Hashable {
     public var deletedObjects: [StoreNode]
     /// The keys that changed, per updated object (stores may write only these).
     public var changedKeys: [ObjectID: Set<String>]
+    /// The saving context's transaction author, for persistent history.
+    public var transactionAuthor: String?
+    /// The saving context's name, for persistent history.
+    public var contextName: String?
 
     /// Creates a save request.
     public init(
@@ -39,10 +43,13 @@ public struct SaveChangesRequest: Sendable, Hashable {
             return self
         }
         let updated = updatedObjects.filter(mine)
-        return SaveChangesRequest(
+        var part = SaveChangesRequest(
             insertedObjects: insertedObjects.filter(mine), updatedObjects: updated,
             deletedObjects: deletedObjects.filter(mine),
             changedKeys: changedKeys.filter { $0.key.belongs(to: store) })
+        part.transactionAuthor = transactionAuthor
+        part.contextName = contextName
+        return part
     }
 
     /// The first object that belongs to none of these stores; nil when all belong to one.

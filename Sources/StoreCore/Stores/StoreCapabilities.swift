@@ -29,6 +29,9 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
     /// conforms to ``ConcurrentReadingStore`` and hands the coordinator a ``ConcurrentFetcher``.
     /// Stores without it are called under the coordinator's lock only.
     public static let concurrentReads = StoreCapabilities(rawValue: 1 << 8)
+    /// The store records persistent history when added with
+    /// ``StoreOptionKey/persistentHistoryTracking`` (it conforms to ``PersistentHistoryStore``).
+    public static let persistentHistory = StoreCapabilities(rawValue: 1 << 9)
 
     /// Names of the capabilities in the set, for reports.
     public var names: [String] {
@@ -36,6 +39,7 @@ public struct StoreCapabilities: OptionSet, Sendable, Hashable {
             (.persistent, "persistent"), (.incremental, "incremental"), (.batchRequests, "batchRequests"),
             (.multiProcess, "multiProcess"), (.readOnly, "readOnly"), (.atomicFile, "atomicFile"),
             (.noURL, "noURL"), (.persistentRowVersions, "persistentRowVersions"), (.concurrentReads, "concurrentReads"),
+            (.persistentHistory, "persistentHistory"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }

@@ -32,4 +32,7 @@ public enum StoreOptionKey {
     public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
     /// `true`: compare Core Data's version hashes strictly even for stores Core Data wrote.
     public static let strictVersionChecking = "PersistentStores.StrictVersionChecking"
+    /// `true`: record persistent history (``HistoryTransaction``s) in stores that can
+    /// (``StoreCapabilities/persistentHistory``), Core Data's `NSPersistentHistoryTrackingKey`.
+    public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
 }
