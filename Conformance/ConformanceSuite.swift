@@ -19,7 +19,7 @@ public enum ConformanceSuite {
             ConformanceCatalogue.fetch, ConformanceCatalogue.predicateCorpus, ConformanceCatalogue.values,
             ConformanceCatalogue.versioning, ConformanceCatalogue.migration, ConformanceCatalogue.batch,
             ConformanceCatalogue.files, ConformanceCatalogue.constraints, ConformanceCatalogue.derived,
-            ConformanceCatalogue.undo, ConformanceCatalogue.history,
+            ConformanceCatalogue.undo, ConformanceCatalogue.history, ConformanceCatalogue.children,
         ].flatMap { $0 }
             .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
     }

@@ -82,9 +82,10 @@ import Testing
     }
 
     /// Two private-queue contexts and a main-queue context each insert entries and increment
-    /// one shared counter many times, merging each other's saves; every increment conflict is
-    /// resolved by re-reading (object trump on a fresh value). The end state: every entry once,
-    /// and the counter equal to the number of increments — the same as running them one by one.
+    /// one shared counter many times, merging each other's saves, while a child of the first
+    /// inserts entries that its parent saves; every increment conflict is resolved by
+    /// re-reading. The end state: every entry once, and the counter equal to the number of
+    /// increments — the same as running them one by one.
     @Test @MainActor func twoBackgroundContextsAndTheMainContext() async throws {
         try await withTemporaryFolder { directory in
             let coordinator = try Self.coordinator(directory)
@@ -120,7 +121,20 @@ import Testing
                     }
                 }
             }
+            // A child of the first background context inserts entries too; the parent saves them.
+            let child = PrivateQueueContext(parent: backgrounds[0])
             try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for index in 0..<rounds {
+                        try await child.perform { context in
+                            let entry = try context.insert(entityName: "Entry")
+                            try entry.setValue("child", forKey: "writer")
+                            try entry.setValue(.int(Int64(index)), forKey: "index")
+                            try context.save()
+                        }
+                        try await backgrounds[0].perform { try $0.save() }
+                    }
+                }
                 for (number, background) in backgrounds.enumerated() {
                     group.addTask {
                         for index in 0..<rounds {
@@ -141,7 +155,7 @@ import Testing
                 }
                 return (entries.sorted(), try context.existingObject(with: counterID).value(forKey: "value", as: Int64.self) ?? -1)
             }
-            let serial = ["background 0", "background 1", "main"].flatMap { writer in (0..<rounds).map { "\(writer) \($0)" } }.sorted()
+            let serial = ["background 0", "background 1", "child", "main"].flatMap { writer in (0..<rounds).map { "\(writer) \($0)" } }.sorted()
             #expect(entries == serial)
             #expect(value == Int64(3 * rounds))
         }

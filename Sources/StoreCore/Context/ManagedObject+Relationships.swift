@@ -196,10 +196,10 @@ extension ManagedObject {
             throw unknownKey(key)
         }
         let list: ObjectList
-        if objectID.isTemporaryID {
+        if objectID.isTemporaryID && (context.parent == nil || isInserted) {
             list = ObjectList()
         } else {
-            let ids = try context.coordinator.relatedObjectIDs(key, of: objectID)
+            let ids = try context.sourceRelatedIDs(key, of: objectID)
             list = ObjectList(ids.map { context.object(with: $0) })
         }
         toManyValues[key] = list

@@ -575,16 +575,19 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Forgets values and relationships (reset, deinit of the context), breaking reference cycles.
-    final func turnIntoFault() {
+    /// An object with a temporary ID has nothing to be read again and is left empty — unless it
+    /// belongs to a child context (`forChild`), which reads it from its parent.
+    final func turnIntoFault(forChild: Bool = false) {
+        let refillable = !objectID.isTemporaryID || forChild
         fillsFromCommitted = false
-        values = objectID.isTemporaryID ? layout.emptyValues : []
+        values = refillable ? [] : layout.emptyValues
         if let extras {
             extras.toOneObjects = []
             extras.toManyValues = [:]
             extras.changedKeys = []
             extras.fetchedValues = [:]
         }
-        isFault = !objectID.isTemporaryID
+        isFault = refillable
     }
 }
 

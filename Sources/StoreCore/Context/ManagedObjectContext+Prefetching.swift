@@ -62,6 +62,6 @@ extension ManagedObjectContext {
     private func fill(_ faults: [ManagedObject]) throws {
         guard !faults.isEmpty else { return }
         defer { settleRows() }
-        _ = materializeFetched(try coordinator.nodes(for: faults.map(\.objectID)), asFaults: true)
+        _ = materializeFetched(try sourceNodes(for: faults.map(\.objectID)), asFaults: true)
     }
 }

@@ -91,22 +91,46 @@ public final class ManagedObjectContext {
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
         self.confinement = nil
+        self.parent = nil
     }
 
     /// A context confined to `queue` (made by ``PrivateQueueContext`` and ``MainQueueContext``).
-    init(coordinator: PersistentStoreCoordinator, confinedTo queue: ContextQueue) {
+    init(coordinator: PersistentStoreCoordinator, confinedTo queue: ContextQueue?, parent: ManagedObjectContext? = nil) {
         self.coordinator = coordinator
         self.confinement = queue
+        self.parent = parent
     }
+
+    /// A child context of `parent` (Core Data's parent and child contexts): it reads through
+    /// the parent — seeing the parent's unsaved changes — and its ``save()`` pushes its changes
+    /// into the parent, not into the stores; the parent's own save writes them. Use it in the
+    /// parent's isolation domain (for a queue context, ``PrivateQueueContext/init(parent:label:)``).
+    ///
+    /// ```swift
+    /// let editor = ManagedObjectContext(parent: context)
+    /// try editor.existingObject(with: team.objectID).setValue("Draft", forKey: "name")
+    /// try editor.save()      // the parent's team is "Draft", unsaved
+    /// try context.save()     // now it is in the store
+    /// ```
+    public convenience init(parent: ManagedObjectContext) {
+        self.init(coordinator: parent.coordinator, confinedTo: parent.confinement, parent: parent)
+    }
+
+    /// The context this one reads from and saves to, when it is a child context; nil when it
+    /// works with the coordinator's stores directly.
+    public let parent: ManagedObjectContext?
 
     /// The queue this context is confined to, when it belongs to a queue context.
     let confinement: ContextQueue?
 
     deinit {
         for stream in eventStreams { stream.continuation.finish() }
-        // The rows of every object this context filled are no longer held by it.
-        let held = registered.values.filter(\.holdsRow).map(\.objectID)
-        coordinator.retainRows(rowsToRetain, releasing: rowsToRelease + held)
+        // The rows of every object this context filled are no longer held by it (a child
+        // context holds none: its parent does).
+        if parent == nil {
+            let held = registered.values.filter(\.holdsRow).map(\.objectID)
+            coordinator.retainRows(rowsToRetain, releasing: rowsToRelease + held)
+        }
         // Objects reference each other strongly through relationships; break the cycles.
         for object in registered.values {
             object.turnIntoFault()
@@ -183,6 +207,8 @@ public final class ManagedObjectContext {
         checkQueue()
         if let object = registered[objectID] { return object }
         let object = makeObject(entityName: objectID.entityName, objectID: objectID)
+        // In a child, an object the parent inserted (a temporary ID) is filled from the parent.
+        if parent != nil && objectID.isTemporaryID { object.turnIntoFault(forChild: true) }
         register(object)
         return object
     }
@@ -196,8 +222,8 @@ public final class ManagedObjectContext {
             if object.isDeleted { throw PersistentStoreCoordinator.missing(objectID) }
             if !object.isFault { return object }
         }
-        if objectID.isTemporaryID { throw PersistentStoreCoordinator.missing(objectID) }
-        let node = try coordinator.node(for: objectID)
+        if objectID.isTemporaryID && parent == nil { throw PersistentStoreCoordinator.missing(objectID) }
+        let node = try sourceNode(for: objectID)
         return materialize(node)
     }
 
@@ -316,7 +342,7 @@ public final class ManagedObjectContext {
         } else {
             var storeRequest = request
             storeRequest.resultType = .managedObjects
-            guard case .nodes(let nodes) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
+            guard case .nodes(let nodes) = try sourceExecute(storeRequest, remembering: true) else { return [] }
             objects = materializeFetched(nodes, asFaults: request.returnsObjectsAsFaults)
         }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
@@ -333,7 +359,7 @@ public final class ManagedObjectContext {
         var idRequest = request
         idRequest.resultType = .objectIDs
         idRequest.relationshipKeyPathsForPrefetching = []
-        guard case .objectIDs(let ids) = try coordinator.execute(idRequest) else { return [] }
+        guard case .objectIDs(let ids) = try sourceExecute(idRequest, remembering: false) else { return [] }
         var batchRequest = FetchRequest(entityName: request.entityName)
         batchRequest.includesSubentities = request.includesSubentities
         batchRequest.includesPendingChanges = false
@@ -358,7 +384,7 @@ public final class ManagedObjectContext {
     private func fill(_ batch: FaultBatch) throws {
         let request = batch.group.request
         let previous = batch.group.loaded
-        let filled = materializeFetched(try coordinator.nodes(for: batch.ids))
+        let filled = materializeFetched(try sourceNodes(for: batch.ids))
         // The objects keep their batch (which keeps it alive for the group's weak reference and
         // lets them fill together again once they are faults again).
         batch.group.loaded = batch
@@ -393,7 +419,7 @@ public final class ManagedObjectContext {
         if let merged = try fetchMergingPendingChanges(request) { return merged.map(\.objectID) }
         var storeRequest = request
         storeRequest.resultType = .objectIDs
-        guard case .objectIDs(let ids) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
+        guard case .objectIDs(let ids) = try sourceExecute(storeRequest, remembering: true) else { return [] }
         return ids
     }
 
@@ -404,7 +430,7 @@ public final class ManagedObjectContext {
         if let merged = try fetchMergingPendingChanges(request) { return merged.count }
         var storeRequest = request
         storeRequest.resultType = .count
-        guard case .count(let count) = try coordinator.execute(storeRequest, remembering: true) else { return 0 }
+        guard case .count(let count) = try sourceExecute(storeRequest, remembering: true) else { return 0 }
         return count
     }
 
@@ -415,7 +441,7 @@ public final class ManagedObjectContext {
         checkQueue()
         var storeRequest = request
         storeRequest.resultType = .dictionaries
-        guard case .dictionaries(let rows) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
+        guard case .dictionaries(let rows) = try sourceExecute(storeRequest, remembering: true) else { return [] }
         return rows
     }
 
@@ -435,7 +461,7 @@ public final class ManagedObjectContext {
         storeRequest.fetchOffset = 0
         storeRequest.fetchLimit = 0
         storeRequest.relationshipKeyPathsForPrefetching = []
-        guard case .nodes(let nodes) = try coordinator.execute(storeRequest, remembering: true) else { return [] }
+        guard case .nodes(let nodes) = try sourceExecute(storeRequest, remembering: true) else { return [] }
         let evaluator = PredicateEvaluator()
         func matches(_ object: ManagedObject) throws -> Bool {
             guard let predicate = request.predicate else { return true }
@@ -471,13 +497,17 @@ public final class ManagedObjectContext {
         checkQueue()
         defer { settleRows() }
         try processPendingChanges()
-        guard hasChanges || !deferredErrors.isEmpty || coordinator.hasUnsavedMetadata else { return }
+        guard hasChanges || !deferredErrors.isEmpty || (parent == nil && coordinator.hasUnsavedMetadata) else { return }
         post(.willSave)
         try processPendingChanges()
         try deriveAttributes()
         // In insertion order (sorted once), so stores that number rows hand out keys in that order.
         var insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
         try validateForSave(inserting: insertedObjects)
+        if let parent {
+            try push(into: parent, inserted: insertedObjects)
+            return
+        }
         try obtainPermanentIDs(for: insertedObjects)
 
         var attempts = 0
@@ -535,6 +565,75 @@ public final class ManagedObjectContext {
         undoLastStates = [:]
         post(.didSave(saved))
         coordinator.broadcast(saved)
+    }
+
+    /// A child's save (see `ManagedObjectContext+Parent.swift`): makes the parent's objects what
+    /// this context's are — inserts inserted with the same IDs, every property of an insert and
+    /// the changed ones of an update set through the ordinary setters, deletes deleted — then
+    /// takes this context's objects as saved and posts did-save here.
+    private func push(into parent: ManagedObjectContext, inserted insertedObjects: [ManagedObject]) throws {
+        let updatedObjects = updated.values.filter(\.isUpdated).sorted { $0.registrationOrder < $1.registrationOrder }
+        let deletedObjects = deleted.values.filter { !$0.isInserted }
+        var counterparts: [ObjectIdentifier: ManagedObject] = [:]
+        for object in insertedObjects { counterparts[ObjectIdentifier(object)] = parent.insertFromChild(object) }
+        func counterpart(_ object: ManagedObject) throws -> ManagedObject {
+            if let known = counterparts[ObjectIdentifier(object)] { return known }
+            let found = try parent.parentObject(for: object.objectID)
+            counterparts[ObjectIdentifier(object)] = found
+            return found
+        }
+        let changes: [(ManagedObject, Set<String>?)] = insertedObjects.map { ($0, nil) } + updatedObjects.map { ($0, $0.changedKeys) }
+        for (object, keys) in changes {
+            let target = try counterpart(object)
+            let layout = object.layout
+            func pushes(_ name: String) -> Bool { keys?.contains(name) ?? true }
+            for attribute in layout.attributes where !attribute.isTransient && pushes(attribute.name) {
+                try target.setValue(object.value(forKey: attribute.name), forKey: attribute.name)
+            }
+            for relationship in layout.toOnes where !relationship.isTransient && pushes(relationship.name) {
+                try target.setObject(try object.object(forKey: relationship.name).map(counterpart), forKey: relationship.name)
+            }
+            for relationship in layout.toManys where !relationship.isTransient && pushes(relationship.name) {
+                // An unloaded to-many did not change.
+                guard object.toManyValues[relationship.name] != nil else { continue }
+                try target.setObjects(try object.objects(forKey: relationship.name).map(counterpart), forKey: relationship.name)
+            }
+        }
+        for object in deletedObjects {
+            guard let target = try? counterpart(object) else { continue }
+            parent.delete(target)
+        }
+        try parent.processPendingChanges()
+
+        let saved = ContextDidSave(
+            insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
+            deletedObjectIDs: Set(deletedObjects.map(\.objectID)))
+        for object in insertedObjects + updatedObjects {
+            object.committed = object.snapshot()
+            object.adoptCommittedValues()
+            object.changedKeys = []
+            object.isInserted = false
+        }
+        for object in deleted.values { detach(object) }
+        clearPendingChanges()
+        undoManager?.removeAllActions()
+        undoLastStates = [:]
+        post(.didSave(saved))
+    }
+
+    /// The object a child's save inserts: the child's object's entity and ID, inserted here.
+    func insertFromChild(_ object: ManagedObject) -> ManagedObject {
+        if let existing = registered[object.objectID] { return existing }
+        let layout = object.layout
+        let copy = objectClass(for: layout).init(layout: layout, objectID: object.objectID)
+        copy.values = layout.defaultValues
+        copy.isFault = false
+        copy.isInserted = true
+        register(copy)
+        if undoManager != nil { noteUndoableChange(copy) }
+        inserted[ObjectIdentifier(copy)] = copy
+        unannounced.insertedObjectIDs.insert(copy.objectID)
+        return copy
     }
 
     /// Computes the derived attributes (``AttributeDerivation``) of every object this save
@@ -663,7 +762,7 @@ public final class ManagedObjectContext {
     private func describeConflicts(_ error: StoreError) -> StoreError {
         let details = error.objectIDs.map { id -> String in
             let read = registered[id]?.version ?? 0
-            if let current = try? coordinator.node(for: id, refreshingCache: true) {
+            if let current = try? sourceNode(for: id, refreshingCache: true) {
                 return "\(id.entityName) \(id) (read at version \(read), the store has version \(current.version))"
             }
             return "\(id.entityName) \(id) (read at version \(read), deleted from the store)"
@@ -676,7 +775,7 @@ public final class ManagedObjectContext {
     private func resolveConflicts(_ objectIDs: [ObjectID]) throws {
         for id in objectIDs {
             guard let object = registered[id] else { continue }
-            guard let current = try? coordinator.node(for: id, refreshingCache: true) else {
+            guard let current = try? sourceNode(for: id, refreshingCache: true) else {
                 // Deleted from the store: the delete wins under every policy.
                 forget(object)
                 continue
@@ -797,7 +896,7 @@ public final class ManagedObjectContext {
             fault(object)
             return
         }
-        guard let current = try? coordinator.node(for: object.objectID, refreshingCache: true) else {
+        guard let current = try? sourceNode(for: object.objectID, refreshingCache: true) else {
             fault(object)
             return
         }
@@ -888,6 +987,12 @@ public final class ManagedObjectContext {
     /// Tells the coordinator which rows this context's objects now hold or let go.
     func settleRows() {
         guard !rowsToRetain.isEmpty || !rowsToRelease.isEmpty else { return }
+        guard parent == nil else {
+            // A child's objects are filled from its parent's objects, not from counted rows.
+            rowsToRetain = []
+            rowsToRelease = []
+            return
+        }
         coordinator.retainRows(rowsToRetain, releasing: rowsToRelease)
         rowsToRetain = []
         rowsToRelease = []
@@ -921,7 +1026,7 @@ public final class ManagedObjectContext {
             return
         }
         defer { settleRows() }
-        let node = try coordinator.node(for: object.objectID)
+        let node = try sourceNode(for: object.objectID)
         object.fill(from: node, in: self)
     }
 
@@ -988,6 +1093,7 @@ public final class ManagedObjectContext {
     /// A new object (a fault) for an ID, registered in this context.
     private func newRegisteredObject(for objectID: ObjectID) -> ManagedObject {
         let object = makeObject(entityName: objectID.entityName, objectID: objectID)
+        if parent != nil && objectID.isTemporaryID { object.turnIntoFault(forChild: true) }
         register(object)
         return object
     }

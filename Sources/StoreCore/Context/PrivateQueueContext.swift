@@ -43,6 +43,19 @@ public final class PrivateQueueContext: Sendable {
         self.storage = Locked(ManagedObjectContext(coordinator: coordinator, confinedTo: confinement))
     }
 
+    /// A child of `parent` (Core Data's child context of a private-queue context): its context
+    /// reads through the parent's and its saves push into it (``ManagedObjectContext/init(parent:)``).
+    /// Its queue runs on the parent's, so the two never run at once and the child's closures may
+    /// use the parent's objects through its context.
+    public init(parent: PrivateQueueContext, label: String = "PersistentStores.PrivateQueueContext.child") {
+        self.coordinator = parent.coordinator
+        self.queue = DispatchQueue(label: label, target: parent.queue)
+        // The parent's tag: the check finds it through the target queue.
+        self.confinement = ContextQueue(queue: queue, tag: parent.confinement.tag)
+        let parentContext = parent.storage.withLock { $0 }
+        self.storage = Locked(ManagedObjectContext(coordinator: parent.coordinator, confinedTo: confinement, parent: parentContext))
+    }
+
     /// Runs `body` on the context's queue and returns its result (Core Data's
     /// `perform(_:)` with a return value).
     public func perform<T: Sendable>(_ body: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
