@@ -21,7 +21,8 @@ public enum ConformanceSuite {
             ConformanceCatalogue.files, ConformanceCatalogue.constraints, ConformanceCatalogue.derived,
             ConformanceCatalogue.undo, ConformanceCatalogue.history, ConformanceCatalogue.children,
         ].flatMap { $0 }
-            .sorted { ($0.behaviour, $0.name) < ($1.behaviour, $1.name) }
+            // Catalogue order; cases outside the catalogue (behaviour 0) last.
+            .sorted { ($0.behaviour == 0 ? Int.max : $0.behaviour, $0.name) < ($1.behaviour == 0 ? Int.max : $1.behaviour, $1.name) }
     }
 
     /// Every (case × variant) run for a store type: each case once from the cache, and again
