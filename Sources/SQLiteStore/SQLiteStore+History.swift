@@ -1,13 +1,13 @@
 import Foundation
 import StoreCore
 
-/// Persistent history: with ``StoreOptionKey/persistentHistoryTracking``, each save also
+/// Persistent history: with `StoreOptionKey.persistentHistoryTracking`, each save also
 /// writes one row of `ATRANSACTION` (number, time, author, context name) and one row of
 /// `ACHANGE` per object (insert, update with the changed properties, delete), in the save's own
 /// transaction — so a reader sees a save's history exactly when it sees the save, in this
 /// process or another. Transaction numbers only grow (`AUTOINCREMENT`), also after a purge.
 extension SQLiteStore: PersistentHistoryStore {
-    /// Whether the store was added with ``StoreOptionKey/persistentHistoryTracking``.
+    /// Whether the store was added with `StoreOptionKey.persistentHistoryTracking`.
     public var recordsHistory: Bool { options[StoreOptionKey.persistentHistoryTracking] == .bool(true) }
 
     /// The history tables (created when the store is added with the option, unless read-only).

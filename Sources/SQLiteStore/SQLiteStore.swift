@@ -29,7 +29,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     public static var storeType: String { "SQLite" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, read-only
     /// capable, URL optional, row versions kept (`Z_OPT`), concurrent fetches (in WAL mode),
-    /// persistent history (with ``StoreOptionKey/persistentHistoryTracking``).
+    /// persistent history (with `StoreOptionKey.persistentHistoryTracking`).
     public static var capabilities: StoreCapabilities {
         [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions, .concurrentReads,
             .persistentHistory]
