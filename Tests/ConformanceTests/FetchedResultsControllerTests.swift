@@ -12,6 +12,7 @@ import Testing
                 Attribute("rank", .integer64, optional: false, defaultValue: 0)
                 Attribute("note", .string)
             }
+            Entity("Other") { Attribute("name", .string) }
         }
     }
 
@@ -57,6 +58,13 @@ import Testing
         #expect(throws: StoreError.self) {
             try FetchedResultsController(fetchRequest: FetchRequest(entityName: "Item"), context: context)
         }
+        // Changes to another entity do not touch the results: no refetch, no change.
+        let before = changes.count
+        let fetches = coordinator.statistics.fetches
+        try context.insert(entityName: "Other").setValue("x", forKey: "name")
+        try context.save()
+        #expect(changes.count == before)
+        #expect(coordinator.statistics.fetches == fetches)
     }
 
     /// Many random saves (inserts, deletes, changes of group and rank, notes) in this context

@@ -39,6 +39,18 @@ public final class FetchedResultsController {
 
     private var observer: ObserverToken?
     private var isRefreshing = false
+    /// The entities whose objects the request can return.
+    private lazy var matchingEntities: Set<String> = Set(fetchRequest.matchingEntityNames(in: context.coordinator.model))
+    /// Whether the predicate, a sort key or the section key path reads through a relationship
+    /// (then a change to another entity can move or filter the results).
+    private lazy var readsRelationships: Bool = {
+        let model = context.coordinator.model
+        let paths = fetchRequest.sortKeys.map(\.keyPath) + (sectionNameKeyPath.map { [$0] } ?? [])
+        if paths.contains(where: { $0.contains(".") }) { return true }
+        guard let predicate = fetchRequest.predicate else { return false }
+        let format = predicate.predicateFormat
+        return model.relationships(of: fetchRequest.entityName).contains { format.contains($0.name) } || format.contains("SUBQUERY")
+    }()
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
     ///
@@ -124,6 +136,17 @@ public final class FetchedResultsController {
             return
         }
         guard !isRefreshing else { return }
+        // Changes to other entities cannot change the results (a key path through a
+        // relationship may: requests that sort or section by one are always refreshed).
+        let entities = matchingEntities
+        if !readsRelationships, !changedIDs.contains(where: { entities.contains($0.entityName) }) {
+            let deleted: Set<ObjectID>
+            switch event {
+            case .objectsDidChange(let changes), .didSave(let changes): deleted = changes.deletedObjectIDs
+            case .willSave: deleted = []
+            }
+            if !deleted.contains(where: { entities.contains($0.entityName) }) { return }
+        }
         isRefreshing = true
         defer { isRefreshing = false }
         guard let new = try? fetchSections() else { return }
