@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Undo and redo for a ``ManagedObjectContext`` (Core Data's context `undoManager`): off by
 /// default; set ``ManagedObjectContext/undoManager`` to one to record changes.
 ///
@@ -43,7 +45,17 @@ public final class ContextUndoManager {
     var openGroup: [Change] = []
 
     /// Creates an undo manager with no limit.
-    public init() {}
+    public init() {
+        Self.live.add(1, ordering: .relaxed)
+    }
+
+    deinit {
+        Self.live.subtract(1, ordering: .relaxed)
+    }
+
+    /// The number of undo managers alive in the process: while it is 0, changes skip the
+    /// (weak) look-up of their context's undo manager.
+    static let live = Atomic<Int>(0)
 
     /// Whether there is something to undo (a finished group or changes not yet grouped).
     public var canUndo: Bool { !undoStack.isEmpty || !pending.isEmpty || !openGroup.isEmpty }

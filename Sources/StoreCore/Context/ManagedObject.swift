@@ -393,7 +393,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     // MARK: Change tracking
 
     final func didChange(_ key: String) {
-        if let context = managedObjectContext, context.undoManager != nil { context.noteUndoableChange(self) }
+        if ContextUndoManager.live.load(ordering: .relaxed) > 0, let context = managedObjectContext, context.undoManager != nil {
+            context.noteUndoableChange(self)
+        }
         guard !isInserted else { return }
         changedKeys.insert(key)
         managedObjectContext?.objectDidChange(self)

@@ -641,6 +641,7 @@ public final class ManagedObjectContext {
     /// set again, so deriving alone never makes an object changed (`now()` changes with every
     /// save of the object).
     private func deriveAttributes() throws {
+        guard coordinator.hasDerivedAttributes else { return }
         var evaluator: PredicateEvaluator?
         let now = Date()
         for object in Array(inserted.values) + Array(updated.values) where !object.isDeleted && (object.isInserted || object.isUpdated) {

@@ -89,7 +89,11 @@ public final class PersistentStoreCoordinator: Sendable {
         self.registry = registry
         self.state = Locked(State())
         self.uniqueness = UniquenessCheck(model: model)
+        self.hasDerivedAttributes = model.entities.contains { $0.attributes.contains { $0.derivationExpression != nil } }
     }
+
+    /// Whether some entity of the model has a derived attribute (contexts compute them at save).
+    let hasDerivedAttributes: Bool
 
     /// The model's uniqueness constraints, checked before each save writes anything.
     let uniqueness: UniquenessCheck
