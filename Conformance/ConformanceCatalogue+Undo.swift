@@ -56,6 +56,18 @@ extension ConformanceCatalogue {
             context.undo()
             try env.expectEqual(team.value(forKey: "name"), "Renamed", "undo after a save changes nothing saved")
         },
+        ConformanceCase("undo stops at the changes made before the undo manager was set", behaviour: 0, area: .contexts) { env in
+            let stack = try env.openStack(try ConformanceModels.league())
+            let team = try insert(stack.context, "Team", ["name": "Crew"])
+            try stack.context.save()
+            try team.setValue("Before", forKey: "name")
+            stack.context.undoManager = ContextUndoManager()
+            try team.setValue("After", forKey: "name")
+            stack.context.undo()
+            try env.expectEqual(team.value(forKey: "name"), "Before", "undo goes back to the state when undo started")
+            stack.context.undo()
+            try env.expectEqual(team.value(forKey: "name"), "Before", "nothing earlier to undo")
+        },
         ConformanceCase("undo groups, levels and redo", behaviour: 0, area: .contexts) { env in
             let (stack, team, ada, _) = try undoStack(env)
             let context = stack.context

@@ -48,6 +48,16 @@ extension ManagedObjectContext {
 
     // MARK: Recording
 
+    /// Takes the current state of every changed object as where undo starts (a new undo
+    /// manager must not undo changes made before it existed).
+    func startUndoHistory() {
+        undoLastStates = [:]
+        guard undoManager != nil else { return }
+        for object in Array(inserted.values) + Array(updated.values) + Array(deleted.values) {
+            undoLastStates[ObjectIdentifier(object)] = undoState(of: object)
+        }
+    }
+
     /// Notes that `object` is about to be or was just changed in the current group.
     func noteUndoableChange(_ object: ManagedObject) {
         guard let undoManager, !isRestoringUndoState else { return }

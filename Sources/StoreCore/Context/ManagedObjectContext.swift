@@ -48,8 +48,11 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var updated: [ObjectIdentifier: ManagedObject] = [:]
     #endif
     var deleted: [ObjectIdentifier: ManagedObject] = [:]
-    /// Records changes for undo and redo when set (nil, the default, records nothing).
-    public var undoManager: ContextUndoManager?
+    /// Records changes for undo and redo when set (nil, the default, records nothing). Changes
+    /// made before it was set are where undo stops: undoing never goes back past them.
+    public var undoManager: ContextUndoManager? {
+        didSet { startUndoHistory() }
+    }
     /// Whether an undo or redo is restoring objects (nothing is recorded meanwhile).
     var isRestoringUndoState = false
     /// Each object's state at the end of the last undo group that changed it.
