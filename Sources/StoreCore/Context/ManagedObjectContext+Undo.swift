@@ -48,6 +48,12 @@ extension ManagedObjectContext {
 
     // MARK: Recording
 
+    /// Forgets every undo group and recorded state (a save, a rollback, a reset).
+    func forgetUndoHistory() {
+        undoManager?.removeAllActions()
+        undoLastStates = [:]
+    }
+
     /// Takes the current state of every changed object as where undo starts (a new undo
     /// manager must not undo changes made before it existed).
     func startUndoHistory() {

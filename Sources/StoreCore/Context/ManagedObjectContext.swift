@@ -246,6 +246,13 @@ public final class ManagedObjectContext {
                 entityName: entityName)
         }
         let object = objectClass(for: layout).init(layout: layout, objectID: .temporary(scope: layout.temporaryScope))
+        enterInserted(object)
+        object.awakeFromInsert()
+        return object
+    }
+
+    /// Registers a new object as inserted, with its entity's default values.
+    private func enterInserted(_ object: ManagedObject) {
         object.values = object.layout.defaultValues
         object.isFault = false
         object.isInserted = true
@@ -253,8 +260,6 @@ public final class ManagedObjectContext {
         if undoManager != nil { noteUndoableChange(object) }
         inserted[ObjectIdentifier(object)] = object
         unannounced.insertedObjectIDs.insert(object.objectID)
-        object.awakeFromInsert()
-        return object
     }
 
     /// Inserts a new object of a registered subclass (its ``ManagedObject/entityName``).
@@ -562,12 +567,17 @@ public final class ManagedObjectContext {
                 object.isInserted = false
             }
         }
+        endSave(saved)
+        coordinator.broadcast(saved)
+    }
+
+    /// What ends every successful save (to the stores or into a parent): deleted objects leave,
+    /// pending changes and the undo history are forgotten, did-save is posted here.
+    private func endSave(_ saved: ContextDidSave) {
         for object in deleted.values { detach(object) }
         clearPendingChanges()
-        undoManager?.removeAllActions()
-        undoLastStates = [:]
+        forgetUndoHistory()
         post(.didSave(saved))
-        coordinator.broadcast(saved)
     }
 
     /// A child's save (see `ManagedObjectContext+Parent.swift`): makes the parent's objects what
@@ -617,25 +627,14 @@ public final class ManagedObjectContext {
             object.changedKeys = []
             object.isInserted = false
         }
-        for object in deleted.values { detach(object) }
-        clearPendingChanges()
-        undoManager?.removeAllActions()
-        undoLastStates = [:]
-        post(.didSave(saved))
+        endSave(saved)
     }
 
     /// The object a child's save inserts: the child's object's entity and ID, inserted here.
     func insertFromChild(_ object: ManagedObject) -> ManagedObject {
         if let existing = registered[object.objectID] { return existing }
-        let layout = object.layout
-        let copy = objectClass(for: layout).init(layout: layout, objectID: object.objectID)
-        copy.values = layout.defaultValues
-        copy.isFault = false
-        copy.isInserted = true
-        register(copy)
-        if undoManager != nil { noteUndoableChange(copy) }
-        inserted[ObjectIdentifier(copy)] = copy
-        unannounced.insertedObjectIDs.insert(copy.objectID)
+        let copy = objectClass(for: object.layout).init(layout: object.layout, objectID: object.objectID)
+        enterInserted(copy)
         return copy
     }
 
@@ -951,8 +950,7 @@ public final class ManagedObjectContext {
             object.changedKeys = []
         }
         clearPendingChanges()
-        undoManager?.removeAllActions()
-        undoLastStates = [:]
+        forgetUndoHistory()
     }
 
     /// Forgets every registered object and every unsaved change; objects already handed out
@@ -962,8 +960,7 @@ public final class ManagedObjectContext {
         defer { settleRows() }
         for object in registered.values { detach(object) }
         clearPendingChanges()
-        undoManager?.removeAllActions()
-        undoLastStates = [:]
+        forgetUndoHistory()
     }
 
     /// Unregisters an object and turns it into a detached fault.
