@@ -88,7 +88,7 @@ let package = Package(
             name: "AtomicBinaryStoreTests",
             dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores", "JSONFileStore"]),
+            name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
         .testTarget(
             name: "StoreConfigurationTests",
             dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),

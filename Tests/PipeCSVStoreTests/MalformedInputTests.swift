@@ -206,18 +206,6 @@ struct MalformedInputTests {
     }
 }
 
-/// A small deterministic generator, so a fuzz failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension MalformedInputTests {
     /// Random damage to a file (byte flips, separators and backslashes inserted, cuts) never
     /// crashes the reader: every load succeeds or throws a StoreError naming the file.
@@ -231,7 +219,7 @@ extension MalformedInputTests {
             lines.removeLast()
             file = lines.flatMap { $0 + [0x0A] }
         }
-        var generator = SplitMix64(state: framed ? 1 : 2)
+        var generator = SplitMix64(seed: framed ? 1 : 2)
         let interesting: [UInt8] = Array("|=,\\\n()null#".utf8) + [0x00, 0xC3, 0xFF, 0x80]
         try withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("Fuzz.txt")

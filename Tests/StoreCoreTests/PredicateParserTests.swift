@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 
 /// A format string and the predicate it must parse to.
@@ -285,18 +286,6 @@ private func const(_ value: StoreValue) -> FetchExpression { .constant(value) }
     }
 }
 
-/// A deterministic generator so the fuzz test is reproducible.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct PredicateParserFuzzTests {
     static let fragments = [
         "name", "team.name", "posts.@count", "@avg", ".", "(", ")", "{", "}", ",", "==", "=", "!=", "<>", "<", "<=", ">=", "=>",
@@ -307,7 +296,7 @@ private struct SplitMix: RandomNumberGenerator {
     ]
 
     @Test func randomTokenSoupNeverCrashesAndErrorsPointInsideTheString() {
-        var generator = SplitMix(state: 2024)
+        var generator = SplitMix64(seed: 2024)
         var parsed = 0
         for _ in 0..<20000 {
             let count = Int.random(in: 1...8, using: &generator)
@@ -335,7 +324,7 @@ private struct SplitMix: RandomNumberGenerator {
     }
 
     @Test func randomBytesNeverCrash() {
-        var generator = SplitMix(state: 7)
+        var generator = SplitMix64(seed: 7)
         for _ in 0..<2000 {
             let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let text = String(decoding: bytes, as: UTF8.self)

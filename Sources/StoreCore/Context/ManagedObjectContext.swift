@@ -908,7 +908,10 @@ public final class ManagedObjectContext {
 
     /// Brings registered objects up to date with another context's save: deleted objects leave
     /// this context (and the relationships that held them), updated objects are refreshed with
-    /// their unsaved changes kept. Posts objects-did-change.
+    /// their unsaved changes kept. Posts objects-did-change listing every object the save
+    /// inserted, deleted or updated, as Core Data does: the inserted ones are not registered here
+    /// (they appear in this context's fetches, and `object(with:)` gives them), but an observer
+    /// such as a ``FetchedResultsController`` must hear of them to fetch them.
     public func mergeChanges(from save: ContextDidSave) {
         checkQueue()
         defer { settleRows() }
@@ -922,9 +925,7 @@ public final class ManagedObjectContext {
             guard !object.isFault else { continue }
             refresh(object, mergeChanges: true)
         }
-        var changes = save
-        changes.insertedObjectIDs = changes.insertedObjectIDs.filter { registered[$0] != nil }
-        post(.objectsDidChange(changes))
+        post(.objectsDidChange(save))
     }
 
     /// Brings registered objects up to date with a transaction of persistent history (a save
