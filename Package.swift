@@ -32,6 +32,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
 
         .target(name: "StoreCore", dependencies: ["CLibXML2"]),
         .target(name: "InMemoryStore", dependencies: ["StoreCore"]),
@@ -39,6 +42,9 @@ let package = Package(
         .target(name: "AtomicBinaryStore", dependencies: ["StoreCore", "CZlib"]),
         .target(name: "XMLStore", dependencies: ["StoreCore", "CLibXML2"]),
         .target(name: "PipeCSVStore", dependencies: ["StoreCore"]),
+        // The store over a PostgreSQL server (libpq); not one of the umbrella's five built-in
+        // types, so the other stores build without libpq.
+        .target(name: "PostgreSQLStore", dependencies: ["StoreCore", "CLibPQ"]),
         // Store descriptions and containers read from configuration files, the environment and
         // the command line; its own target so StoreCore stays free of package dependencies.
         .target(
@@ -89,6 +95,9 @@ let package = Package(
             dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
+        .testTarget(
+            name: "PostgreSQLStoreTests",
+            dependencies: ["PostgreSQLStore", "PersistentStores", "Conformance", "StoreTestSupport"]),
         .testTarget(
             name: "StoreConfigurationTests",
             dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),

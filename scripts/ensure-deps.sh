@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Installs the system packages the build needs (the -dev packages of sqlite3, libxml2 and zlib,
 # and pkg-config) with apt, only when one is missing. Installs nothing else.
+#
+#   bash scripts/ensure-deps.sh           what the demo needs
+#   bash scripts/ensure-deps.sh --tests   and what the whole test suite needs besides: libpq's
+#                                         -dev package (the PostgreSQL store) and the PostgreSQL
+#                                         server its tests start (postgresql)
 set -euo pipefail
 needed=(libsqlite3-dev libxml2-dev zlib1g-dev pkg-config)
+if [[ "${1:-}" == "--tests" ]]; then
+    needed+=(libpq-dev postgresql)
+fi
 missing=()
 for package in "${needed[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

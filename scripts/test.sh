@@ -6,7 +6,7 @@
 # treating DocC warnings (such as broken symbol links) as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
+bash scripts/ensure-deps.sh --tests
 swift build --build-tests
 swift test --skip-build
 swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders"

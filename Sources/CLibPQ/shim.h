@@ -1,0 +1,4 @@
+#ifndef PERSISTENTSTORES_CLIBPQ_SHIM_H
+#define PERSISTENTSTORES_CLIBPQ_SHIM_H
+#include <libpq-fe.h>
+#endif

@@ -1,0 +1,159 @@
+import CLibPQ
+import Foundation
+import StoreCore
+
+/// One connection to a PostgreSQL server: a thin layer over libpq (`PQexecParams` with every
+/// value bound, results in text form except `bytea`), transactions, and errors mapped to
+/// ``StoreError`` with the server's SQLSTATE and message and the store's URL without its
+/// password.
+///
+/// Not thread-safe and not `Sendable`: a connection belongs to one store (or one slot of its
+/// read pool), which is only used by one thread at a time.
+final class PostgreSQLConnection {
+    /// The `PGconn*` handle.
+    private let handle: OpaquePointer
+    /// Where it is connected, without a password.
+    let endpoint: PostgreSQLEndpoint
+    private var transactionDepth = 0
+
+    /// Connects; 134080 naming the server (never the password) when libpq cannot.
+    init(endpoint: PostgreSQLEndpoint) throws {
+        guard let handle = PQconnectdb(endpoint.connectionString) else {
+            throw StoreError(.persistentStoreOpen, "Cannot connect to PostgreSQL at \(endpoint.redactedDescription): out of memory")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.message(PQerrorMessage(handle))
+            PQfinish(handle)
+            throw StoreError(.persistentStoreOpen, "Cannot connect to PostgreSQL at \(endpoint.redactedDescription): \(message)")
+        }
+        self.handle = handle
+        self.endpoint = endpoint
+        // Notices (such as "schema already exists, skipping") are not errors: libpq would print
+        // them on standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// libpq's message, trimmed; the message never holds the connection's password (libpq does
+    /// not repeat it), but the URI is never passed through here either.
+    private static func message(_ pointer: UnsafePointer<CChar>?) -> String {
+        guard let pointer else { return "unknown error" }
+        return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: Statements
+
+    /// Runs `sql` with `parameters` bound as `$1`, `$2`, … and returns its rows.
+    ///
+    /// - Throws: 133021 for a unique violation (SQLSTATE 23505), 134090 for a query cancelled by
+    ///   `statement_timeout` or a lock timeout, 134070 for anything else, each with the server's
+    ///   message and what was being done.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [PostgreSQLParameter] = [], _ context: @autoclosure () -> String = "running a statement")
+        throws -> PostgreSQLResult
+    {
+        let count = Int32(parameters.count)
+        let result: OpaquePointer? = withParameterBuffers(parameters) { values, lengths, formats in
+            PQexecParams(handle, sql, count, nil, values, lengths, formats, 0)
+        }
+        guard let result else {
+            throw StoreError(
+                .persistentStoreOperation,
+                "PostgreSQL at \(endpoint.redactedDescription) failed while \(context()): \(Self.message(PQerrorMessage(handle)))")
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let message = Self.message(PQresultErrorMessage(result))
+            PQclear(result)
+            throw Self.error(state: state, message: message, context: context(), endpoint: endpoint)
+        }
+        return PostgreSQLResult(result)
+    }
+
+    /// The store error for a failed statement.
+    private static func error(state: String, message: String, context: String, endpoint: PostgreSQLEndpoint) -> StoreError {
+        let text = "PostgreSQL error \(state) at \(endpoint.redactedDescription) while \(context): \(message)"
+        switch state {
+        case "23505": return StoreError(.managedObjectConstraintMerge, text)
+        case "57014", "55P03": return StoreError(.persistentStoreTimeout, text)
+        default: return StoreError(.persistentStoreOperation, text)
+        }
+    }
+
+    /// Calls `body` with C arrays of the parameters' bytes, lengths and formats (text 0, binary 1).
+    private func withParameterBuffers<T>(
+        _ parameters: [PostgreSQLParameter],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> T
+    ) -> T {
+        if parameters.isEmpty { return body(nil, nil, nil) }
+        // Every parameter's bytes, with a terminating zero for text, in one buffer.
+        var storage: [CChar] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                offsets.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .text(let text):
+                offsets.append(storage.count)
+                let bytes = Array(text.utf8)
+                storage.append(contentsOf: bytes.map { CChar(bitPattern: $0) })
+                storage.append(0)
+                lengths.append(Int32(bytes.count))
+                formats.append(0)
+            case .binary(let data):
+                offsets.append(storage.count)
+                storage.append(contentsOf: data.map { CChar(bitPattern: $0) })
+                lengths.append(Int32(data.count))
+                formats.append(1)
+            }
+        }
+        if storage.isEmpty { storage.append(0) }
+        return storage.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.flatMap { offset in base.map { $0 + offset } } }
+            return pointers.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lengthBuffer in
+                    formats.withUnsafeBufferPointer { formatBuffer in
+                        body(values.baseAddress, lengthBuffer.baseAddress, formatBuffer.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction; commits when it returns, rolls back when it throws. Nested
+    /// calls run inside the outer transaction through a savepoint.
+    @discardableResult
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        let depth = transactionDepth
+        try execute(depth == 0 ? "BEGIN" : "SAVEPOINT s\(depth)", [], "beginning a transaction")
+        transactionDepth += 1
+        do {
+            let value = try body()
+            transactionDepth -= 1
+            try execute(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT s\(depth)", [], "committing a transaction")
+            return value
+        } catch {
+            transactionDepth -= 1
+            _ = try? execute(depth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT s\(depth)", [], "rolling back a transaction")
+            throw error
+        }
+    }
+
+    /// Whether a transaction is open.
+    var inTransaction: Bool { transactionDepth > 0 }
+
+    /// Quotes an identifier for SQL (`"name"`, inner quotes doubled). Identifiers come from the
+    /// model and the validated schema name only; quoting makes any name safe.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+@testable import PostgreSQLStore
+import StoreCore
+import StoreTestSupport
+import Testing
+
+/// The libpq layer: connecting, bound parameters of every form, transactions, and errors that
+/// name the server without its password.
+@Suite struct PostgreSQLConnectionTests {
+    @Test func boundParametersRoundTripAndNothingIsSplicedIntoSQL() throws {
+        let endpoint = try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL())
+        let connection = try PostgreSQLConnection(endpoint: endpoint)
+        let hostile = "x'); DROP TABLE t; --\u{0}"
+        let bytes = Data((0...255).map(UInt8.init))
+        let row = try connection.execute(
+            "SELECT $1::text, $2::bigint, $3::bytea, $4::text IS NULL, length($5::text)",
+            [.text("héllo ✓"), .text("-9223372036854775808"), .binary(bytes), .null, .text(String(hostile.dropLast()))])
+        #expect(row.rowCount == 1)
+        #expect(row.text(0, 0) == "héllo ✓")
+        #expect(row.int64(0, 1) == Int64.min)
+        #expect(row.bytes(0, 2) == bytes)
+        #expect(row.text(0, 3) == "t")
+        #expect(row.int64(0, 4) == Int64(hostile.count - 1))
+    }
+
+    @Test func aTransactionThatThrowsLeavesNothingBehind() throws {
+        let endpoint = try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL())
+        let connection = try PostgreSQLConnection(endpoint: endpoint)
+        let schema = PostgreSQLConnection.quote(endpoint.schema)
+        try connection.execute("CREATE SCHEMA \(schema)")
+        try connection.execute("CREATE TABLE \(schema).t (v bigint PRIMARY KEY)")
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try connection.transaction {
+                try connection.execute("INSERT INTO \(schema).t VALUES (1)")
+                try connection.transaction { try connection.execute("INSERT INTO \(schema).t VALUES (2)") }
+                throw Stop()
+            }
+        }
+        #expect(try connection.execute("SELECT count(*) FROM \(schema).t").int64(0, 0) == 0)
+        try connection.transaction {
+            try connection.execute("INSERT INTO \(schema).t VALUES (3)")
+            _ = try? connection.transaction { try connection.execute("INSERT INTO \(schema).t VALUES (3)") }
+        }
+        #expect(try connection.execute("SELECT count(*) FROM \(schema).t").int64(0, 0) == 1)
+        let duplicate = storeError { try connection.execute("INSERT INTO \(schema).t VALUES (3)", [], "inserting a row") }
+        #expect(duplicate?.code == .managedObjectConstraintMerge)
+        #expect(duplicate?.message.contains("23505") == true)
+        #expect(duplicate?.message.contains("while inserting a row") == true)
+        try connection.execute("DROP SCHEMA \(schema) CASCADE")
+    }
+
+    @Test func aPasswordNeverAppearsInAnError() throws {
+        let url = try #require(URL(string: "postgresql://someone:s3cret-pw@127.0.0.1:1/nowhere?connect_timeout=2&password=s3cret-too"))
+        let error = storeError { _ = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: url)) }
+        #expect(error?.code == .persistentStoreOpen)
+        #expect(error?.message.contains("s3cret") == false, "\(error?.message ?? "")")
+        #expect(error?.message.contains("127.0.0.1") == true)
+        let notPostgres = storeError { _ = try PostgreSQLEndpoint(url: URL(fileURLWithPath: "/tmp/x.sqlite")) }
+        #expect(notPostgres?.message.contains("postgresql://") == true)
+        let badSchema = try #require(URL(string: "postgresql://u:pw-secret@h/db?schema=a;drop"))
+        let schemaError = storeError { _ = try PostgreSQLEndpoint(url: badSchema) }
+        #expect(schemaError?.message.contains("a;drop") == true)
+        #expect(schemaError?.message.contains("pw-secret") == false)
+    }
+}
