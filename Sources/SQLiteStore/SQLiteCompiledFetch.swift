@@ -17,7 +17,7 @@ struct SQLiteCompiledFetch {
     /// The reader of a fetch of objects; nil for IDs and counts.
     let reader: SQLiteRowReader?
     /// The fetched entity (prefetching starts from it).
-    let mapping: SQLiteEntityMapping
+    let mapping: SQLEntityMapping
     /// The store identifier the compiled form was made with (object IDs and readers use it).
     let storeIdentifier: String
 }

@@ -8,7 +8,7 @@ final class SQLiteInsertTarget {
     /// The interned entity number of the nodes' object IDs.
     let entityNumber: Int
     /// The entity's mapping.
-    let mapping: SQLiteEntityMapping
+    let mapping: SQLEntityMapping
     /// The entity's INSERT (``SQLiteStore/insertStatementSQL(for:)``).
     let statement: SQLiteStatement
     /// The slots of the model's layout for the mapping's columns; nil when the model has none.
@@ -20,7 +20,7 @@ final class SQLiteInsertTarget {
     /// The plan's to-one slots (empty without a plan).
     let toOneSlots: [Int]
 
-    init(entityNumber: Int, mapping: SQLiteEntityMapping, statement: SQLiteStatement, plan: SQLiteSlotPlan?, counter: Int) {
+    init(entityNumber: Int, mapping: SQLEntityMapping, statement: SQLiteStatement, plan: SQLiteSlotPlan?, counter: Int) {
         self.entityNumber = entityNumber
         self.mapping = mapping
         self.statement = statement

@@ -19,13 +19,13 @@ final class SQLiteReadPool: ConcurrentFetcher {
     private let configurationName: String?
     private let url: URL
     private let options: StoreOptions
-    private let schema: SQLiteSchema
+    private let schema: SQLSchema
     private let identifier: String
     private let readOnly: Bool
 
     /// A pool for the store at `url` whose schema and identifier its writer has loaded.
     init(
-        size: Int, model: ObjectModel, configurationName: String?, url: URL, options: StoreOptions, schema: SQLiteSchema,
+        size: Int, model: ObjectModel, configurationName: String?, url: URL, options: StoreOptions, schema: SQLSchema,
         identifier: String, readOnly: Bool
     ) {
         self.size = size

@@ -43,7 +43,7 @@ struct SQLiteRowReader {
     private let prefixes: [Int: ObjectIDPrefix]
 
     /// A reader for rows of the given entities (all of one table) of the store `storeIdentifier`.
-    init(entities: [SQLiteEntityMapping], storeIdentifier: String, schema: SQLiteSchema?, model: ObjectModel) {
+    init(entities: [SQLEntityMapping], storeIdentifier: String, schema: SQLSchema?, model: ObjectModel) {
         self.storeIdentifier = storeIdentifier
         var prefixes: [Int: ObjectIDPrefix] = [:]
         for (number, name) in schema?.entityNames ?? [:] {
@@ -93,7 +93,7 @@ struct SQLiteRowReader {
     /// The select list, each column prefixed by `alias.` when given.
     func selectList(alias: String? = nil) -> String {
         let prefix = alias.map { "\($0)." } ?? ""
-        return (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { prefix + SQLiteSchema.sql($0) }.joined(separator: ", ")
+        return (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { prefix + SQLSchema.sql($0) }.joined(separator: ", ")
     }
 
     /// The node of the current row (`Z_PK, Z_ENT, Z_OPT` at positions 0–2). To-many

@@ -8,7 +8,7 @@ extension SQLiteStore {
     func batchUpdate(_ request: BatchUpdateRequest) throws -> StoreResult {
         let (connection, schema) = try writable()
         guard let mapping = schema.entities[request.entityName] else { return .batch(Self.empty(request.resultType)) }
-        let compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
+        let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
         // Compile the values first, then the condition; both may add joins to `t0`.
         var assignments: [(column: String, value: String, isConstant: Bool)] = []
         for name in request.propertiesToUpdate.keys.sorted() {
@@ -30,10 +30,10 @@ extension SQLiteStore {
         let conditions = try selection(
             entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate, compiler: compiler,
             schema: schema)
-        let table = SQLiteSchema.sql(mapping.table)
+        let table = SQLSchema.sql(mapping.table)
         let sql: String
         if compiler.rootJoins.clauses.isEmpty {
-            let sets = ["Z_OPT = Z_OPT + 1"] + assignments.map { "\(SQLiteSchema.sql($0.column)) = \($0.value)" }
+            let sets = ["Z_OPT = Z_OPT + 1"] + assignments.map { "\(SQLSchema.sql($0.column)) = \($0.value)" }
             let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             sql = "UPDATE \(table) AS t0 SET \(sets.joined(separator: ", "))\(whereClause)"
         } else {
@@ -42,8 +42,8 @@ extension SQLiteStore {
             let from = ([table + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
             let sets = ["Z_OPT = Z_OPT + 1"] + assignments.map { assignment in
                 assignment.isConstant
-                    ? "\(SQLiteSchema.sql(assignment.column)) = \(assignment.value)"
-                    : "\(SQLiteSchema.sql(assignment.column)) = (SELECT \(assignment.value) FROM \(from) WHERE t0.Z_PK = \(table).Z_PK)"
+                    ? "\(SQLSchema.sql(assignment.column)) = \(assignment.value)"
+                    : "\(SQLSchema.sql(assignment.column)) = (SELECT \(assignment.value) FROM \(from) WHERE t0.Z_PK = \(table).Z_PK)"
             }
             let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             sql = "UPDATE \(table) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(from)\(whereClause))"
@@ -55,8 +55,8 @@ extension SQLiteStore {
 
     /// The column assignments that set a to-one relationship to an object of this store or nil.
     private func toOneAssignments(
-        _ toOne: SQLiteEntityMapping.ToOneColumn, _ expression: FetchExpression, entity: String, compiler: SQLiteQueryCompiler,
-        schema: SQLiteSchema
+        _ toOne: SQLEntityMapping.ToOneColumn, _ expression: FetchExpression, entity: String, compiler: SQLQueryCompiler,
+        schema: SQLSchema
     ) throws -> [(column: String, value: String, isConstant: Bool)] {
         switch expression {
         case .constant(.null):
@@ -88,7 +88,7 @@ extension SQLiteStore {
     func batchDelete(_ request: BatchDeleteRequest) throws -> StoreResult {
         let (connection, schema) = try writable()
         guard let mapping = schema.entities[request.entityName] else { return .batch(Self.empty(request.resultType)) }
-        let compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
+        let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
         var conditions: [String] = []
         var deletedNumbers: [Int]
         if let ids = request.objectIDs {
@@ -113,7 +113,7 @@ extension SQLiteStore {
                 entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate,
                 compiler: compiler, schema: schema)
         }
-        let table = SQLiteSchema.sql(mapping.table)
+        let table = SQLSchema.sql(mapping.table)
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let from = ([table + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
         let cleanup = cleanupStatements(forRowsOf: deletedNumbers, in: mapping.table, schema: schema, keys: "SELECT key FROM temp.ps_batch_keys")
@@ -142,7 +142,7 @@ extension SQLiteStore {
     /// The statements that remove what refers to deleted rows of `entityNumbers` (whose keys
     /// `keys` selects): join-table rows on either side of a many-to-many, and inverse-less
     /// to-many keys (with their ordering keys) on the destinations' rows.
-    private func cleanupStatements(forRowsOf entityNumbers: [Int], in table: String, schema: SQLiteSchema, keys: String) -> [String] {
+    private func cleanupStatements(forRowsOf entityNumbers: [Int], in table: String, schema: SQLSchema, keys: String) -> [String] {
         var statements: [String] = []
         func add(_ statement: String) { if !statements.contains(statement) { statements.append(statement) } }
         for number in entityNumbers {
@@ -151,16 +151,16 @@ extension SQLiteStore {
                 guard let storage = mapping.relationships[relationship] else { continue }
                 switch storage {
                 case .manyToMany(let join, let sourceColumn, let destinationColumn, _):
-                    add("DELETE FROM \(SQLiteSchema.sql(join)) WHERE \(SQLiteSchema.sql(sourceColumn)) IN (\(keys))")
+                    add("DELETE FROM \(SQLSchema.sql(join)) WHERE \(SQLSchema.sql(sourceColumn)) IN (\(keys))")
                     // A destination in the same table may be among the deleted rows too.
                     let destination = model.relationship(relationship, of: name).flatMap { schema.entities[$0.destinationEntityName] }
                     if destination?.table == table {
-                        add("DELETE FROM \(SQLiteSchema.sql(join)) WHERE \(SQLiteSchema.sql(destinationColumn)) IN (\(keys))")
+                        add("DELETE FROM \(SQLSchema.sql(join)) WHERE \(SQLSchema.sql(destinationColumn)) IN (\(keys))")
                     }
                 case .toManyWithoutInverse(let destinationTable, let column, let orderColumn):
-                    let order = orderColumn.map { ", \(SQLiteSchema.sql($0)) = NULL" } ?? ""
+                    let order = orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? ""
                     add(
-                        "UPDATE \(SQLiteSchema.sql(destinationTable)) SET \(SQLiteSchema.sql(column)) = NULL\(order) WHERE \(SQLiteSchema.sql(column)) IN (\(keys))"
+                        "UPDATE \(SQLSchema.sql(destinationTable)) SET \(SQLSchema.sql(column)) = NULL\(order) WHERE \(SQLSchema.sql(column)) IN (\(keys))"
                     )
                 case .toOne, .toManyThroughInverse:
                     continue
@@ -193,7 +193,7 @@ extension SQLiteStore {
             let read = try connection.cached("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
             read.bind(int64: Int64(counter), at: 1)
             var largest = try read.step() ? read.int64(at: 0) : 0
-            let used = try connection.cached("SELECT MAX(Z_PK) FROM \(SQLiteSchema.sql(mapping.table))")
+            let used = try connection.cached("SELECT MAX(Z_PK) FROM \(SQLSchema.sql(mapping.table))")
             if try used.step(), !used.isNull(at: 0) { largest = max(largest, used.int64(at: 0)) }
             let statement = try connection.cached(sql)
             let entityNumber = Int64(mapping.number)
@@ -251,7 +251,7 @@ extension SQLiteStore {
     // MARK: Helpers
 
     /// The connection and schema of a store that may be written; 134070 when it is read-only.
-    private func writable() throws -> (SQLiteConnection, SQLiteSchema) {
+    private func writable() throws -> (SQLiteConnection, SQLSchema) {
         let ready = try self.ready()
         if isReadOnly {
             throw StoreError(
@@ -264,8 +264,8 @@ extension SQLiteStore {
     /// The conditions on `t0` that select the rows of a batch request: the entity numbers and
     /// the compiled predicate.
     private func selection(
-        entity mapping: SQLiteEntityMapping, includesSubentities: Bool, predicate: FetchPredicate?,
-        compiler: SQLiteQueryCompiler, schema: SQLiteSchema
+        entity mapping: SQLEntityMapping, includesSubentities: Bool, predicate: FetchPredicate?,
+        compiler: SQLQueryCompiler, schema: SQLSchema
     ) throws -> [String] {
         let numbers = includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
         let tree = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
@@ -278,7 +278,7 @@ extension SQLiteStore {
     /// Runs an UPDATE or DELETE and answers in `resultType`: IDs through `RETURNING`, the count
     /// from SQLite's change counter.
     private func runChanging(
-        _ sql: String, parameters: [StoreValue], resultType: BatchResultType, connection: SQLiteConnection, schema: SQLiteSchema
+        _ sql: String, parameters: [StoreValue], resultType: BatchResultType, connection: SQLiteConnection, schema: SQLSchema
     ) throws -> BatchResult {
         countQuery()
         switch resultType {

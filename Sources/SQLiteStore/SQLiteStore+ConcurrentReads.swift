@@ -38,7 +38,7 @@ extension SQLiteStore {
     /// A reader of the store at `url`: a store object over a connection of its own that only
     /// reads (`query_only`), with the writer's schema and identifier, for ``SQLiteReadPool``.
     static func reader(
-        model: ObjectModel, configurationName: String?, url: URL, options: StoreOptions, schema: SQLiteSchema,
+        model: ObjectModel, configurationName: String?, url: URL, options: StoreOptions, schema: SQLSchema,
         identifier: String, readOnly: Bool
     ) throws -> SQLiteStore {
         let reader = try SQLiteStore(model: model, configurationName: configurationName, url: url, options: options)

@@ -30,7 +30,7 @@ extension SQLiteStore {
     /// keep that order and the first row's value of ungrouped columns, as in memory). Distinct
     /// rows are dropped in order after the query, so their window applies afterwards.
     func fetchDictionaries(
-        _ request: FetchRequest, compiler: SQLiteQueryCompiler, conditions: [String], connection: SQLiteConnection
+        _ request: FetchRequest, compiler: SQLQueryCompiler, conditions: [String], connection: SQLiteConnection
     ) throws -> StoreResult {
         let (_, schema) = try ready()
         guard let mapping = schema.entities[request.entityName] else { return .dictionaries([]) }
@@ -54,7 +54,7 @@ extension SQLiteStore {
         order.append("t0.Z_PK")
         let distinct = request.returnsDistinctResults
         let window = distinct ? "" : windowClause(request, compiler: compiler)
-        let from = ([SQLiteSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
+        let from = ([SQLSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let orderList = order.joined(separator: ", ")
 
@@ -139,7 +139,7 @@ extension SQLiteStore {
 
     /// The SQL parts and decoder of a dictionary column.
     private func column(
-        key: String, _ value: SQLiteQueryCompiler.Value, function: ExpressionDescription.AggregateFunction?, resultType: AttributeType?
+        key: String, _ value: SQLQueryCompiler.Value, function: ExpressionDescription.AggregateFunction?, resultType: AttributeType?
     ) throws -> DictionaryColumn {
         var decoder: ColumnDecoder
         let parts: [String]
@@ -172,7 +172,7 @@ extension SQLiteStore {
         return DictionaryColumn(key: key, parts: parts, decoder: decoder, function: function, resultType: resultType)
     }
 
-    private func decode(_ column: DictionaryColumn, at positions: [Int32], from statement: SQLiteStatement, schema: SQLiteSchema) throws -> StoreValue {
+    private func decode(_ column: DictionaryColumn, at positions: [Int32], from statement: SQLiteStatement, schema: SQLSchema) throws -> StoreValue {
         switch column.decoder {
         case .constant(let constant): return constant
         case .typed(let type):

@@ -3,7 +3,7 @@ import StoreCore
 
 extension SQLiteStore {
     /// The row reader for a set of entities of one table (cached).
-    func rowReader(for mappings: [SQLiteEntityMapping]) -> SQLiteRowReader {
+    func rowReader(for mappings: [SQLEntityMapping]) -> SQLiteRowReader {
         let key = mappings.map(\.number)
         if let reader = rowReaders[key], reader.storeIdentifier == identifier { return reader }
         let reader = SQLiteRowReader(entities: mappings, storeIdentifier: identifier, schema: schema, model: model)
@@ -22,7 +22,7 @@ extension SQLiteStore {
     }
 
     /// Answers a fetch in SQL: the predicate, sort keys, window and result shape are all
-    /// compiled (``SQLiteQueryCompiler``); only the rows asked for are read.
+    /// compiled (``SQLQueryCompiler``); only the rows asked for are read.
     ///
     /// A compiled fetch (its SQL text, its parameters and its row reader) is kept per request
     /// (``compiledFetches``), so running the same request again binds and steps its prepared
@@ -45,7 +45,7 @@ extension SQLiteStore {
         }
         let numbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
         let treeNumbers = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
-        let compiler = SQLiteQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
+        let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
         var conditions: [String] = []
         if let restriction = Self.entityRestriction(numbers, of: treeNumbers, alias: "t0") { conditions.append(restriction) }
         if let predicate = request.predicate, predicate != .truePredicate {
@@ -63,7 +63,7 @@ extension SQLiteStore {
         let reader = request.resultType == .managedObjects
             ? rowReader(for: numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }) : nil
         // Joins are known only once everything that may add one has been compiled.
-        let from = ([SQLiteSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
+        let from = ([SQLSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let orderClause = order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", ")
         let sql: String
@@ -87,7 +87,7 @@ extension SQLiteStore {
 
     /// Runs a compiled fetch: binds its parameters to its cached statement and reads the rows.
     private func run(
-        _ compiled: SQLiteCompiledFetch, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLiteSchema
+        _ compiled: SQLiteCompiledFetch, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLSchema
     ) throws -> StoreResult {
         countQuery()
         let statement = try query(compiled.sql, parameters: compiled.parameters, connection: connection)
@@ -134,7 +134,7 @@ extension SQLiteStore {
     }
 
     /// ` LIMIT ?n OFFSET ?m` for a request with a window, bound through the compiler.
-    func windowClause(_ request: FetchRequest, compiler: SQLiteQueryCompiler) -> String {
+    func windowClause(_ request: FetchRequest, compiler: SQLQueryCompiler) -> String {
         guard request.fetchLimit > 0 || request.fetchOffset > 0 else { return "" }
         let limit = compiler.parameter(.int(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))
         let offset = compiler.parameter(.int(Int64(max(0, request.fetchOffset))))
@@ -154,8 +154,8 @@ extension SQLiteStore {
     /// Fills the to-many relationships named by the first component of each key path, one
     /// query per key path for all the nodes at once.
     func prefetch(
-        _ keyPaths: [String], into nodes: inout [StoreNode], entity: SQLiteEntityMapping, connection: SQLiteConnection,
-        schema: SQLiteSchema
+        _ keyPaths: [String], into nodes: inout [StoreNode], entity: SQLEntityMapping, connection: SQLiteConnection,
+        schema: SQLSchema
     ) throws {
         var names: [String] = []
         for keyPath in keyPaths {
@@ -180,14 +180,14 @@ extension SQLiteStore {
             switch storage {
             case .toOne: continue
             case .toManyThroughInverse(let table, let column, let orderColumn), .toManyWithoutInverse(let table, let column, let orderColumn):
-                let c = SQLiteSchema.sql(column)
-                let order = orderColumn.map { "d.\(SQLiteSchema.sql($0)), " } ?? ""
-                sql = "SELECT d.\(c), d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.sql(table)) d WHERE d.\(c) IN (SELECT value FROM json_each(?1)) ORDER BY d.\(c), \(order)d.Z_PK"
+                let c = SQLSchema.sql(column)
+                let order = orderColumn.map { "d.\(SQLSchema.sql($0)), " } ?? ""
+                sql = "SELECT d.\(c), d.Z_PK, d.Z_ENT FROM \(SQLSchema.sql(table)) d WHERE d.\(c) IN (SELECT value FROM json_each(?1)) ORDER BY d.\(c), \(order)d.Z_PK"
             case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
-                let s = SQLiteSchema.sql(sourceColumn)
-                let t = SQLiteSchema.sql(destinationColumn)
-                let order = orderColumn.map { "j.\(SQLiteSchema.sql($0)), " } ?? ""
-                sql = "SELECT j.\(s), j.\(t), d.Z_ENT FROM \(SQLiteSchema.sql(table)) j JOIN \(SQLiteSchema.sql(destination.table)) d ON d.Z_PK = j.\(t) WHERE j.\(s) IN (SELECT value FROM json_each(?1)) ORDER BY j.\(s), \(order)j.\(t)"
+                let s = SQLSchema.sql(sourceColumn)
+                let t = SQLSchema.sql(destinationColumn)
+                let order = orderColumn.map { "j.\(SQLSchema.sql($0)), " } ?? ""
+                sql = "SELECT j.\(s), j.\(t), d.Z_ENT FROM \(SQLSchema.sql(table)) j JOIN \(SQLSchema.sql(destination.table)) d ON d.Z_PK = j.\(t) WHERE j.\(s) IN (SELECT value FROM json_each(?1)) ORDER BY j.\(s), \(order)j.\(t)"
             }
             countQuery()
             let statement = try query(sql, parameters: [.string(keys)], connection: connection)
@@ -211,7 +211,7 @@ extension SQLiteStore {
         let key = try primaryKey(of: objectID)
         let reader = rowReader(for: [mapping])
         let statement = try connection.cached(
-            "SELECT \(reader.selectList()) FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ?")
+            "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ?")
         statement.bind(int64: key, at: 1)
         countQuery()
         // One row: reset at once, or the statement would keep a read transaction open (the
@@ -246,7 +246,7 @@ extension SQLiteStore {
             let mapping = try self.mapping(of: group.entityName)
             let reader = rowReader(for: [mapping])
             let statement = try connection.cached(
-                "SELECT \(reader.selectList()) FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK IN (SELECT value FROM json_each(?1))")
+                "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK IN (SELECT value FROM json_each(?1))")
             statement.bind(text: Self.jsonKeys(group.keys), at: 1)
             countQuery()
             while try statement.step() {
@@ -289,7 +289,7 @@ extension SQLiteStore {
         switch storage {
         case .toOne(let column, let entityColumn):
             let statement = try connection.cached(
-                "SELECT Z_ENT, \(SQLiteSchema.sql(column)), \(entityColumn.map(SQLiteSchema.sql) ?? "NULL") FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ?"
+                "SELECT Z_ENT, \(SQLSchema.sql(column)), \(entityColumn.map(SQLSchema.sql) ?? "NULL") FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ?"
             )
             statement.bind(int64: key, at: 1)
             // One row: reset at once (see newValues(forObjectWith:)).
@@ -302,9 +302,9 @@ extension SQLiteStore {
             return [try self.objectID(entityNumber: Int(statement.int64(at: 2)), primaryKey: statement.int64(at: 1), schema: schema)]
         case .toManyThroughInverse(let table, let column, let orderColumn),
             .toManyWithoutInverse(let table, let column, let orderColumn):
-            let order = orderColumn.map { "\(SQLiteSchema.sql($0)), Z_PK" } ?? "Z_PK"
+            let order = orderColumn.map { "\(SQLSchema.sql($0)), Z_PK" } ?? "Z_PK"
             let statement = try connection.cached(
-                "SELECT Z_PK, Z_ENT FROM \(SQLiteSchema.sql(table)) WHERE \(SQLiteSchema.sql(column)) = ? ORDER BY \(order)")
+                "SELECT Z_PK, Z_ENT FROM \(SQLSchema.sql(table)) WHERE \(SQLSchema.sql(column)) = ? ORDER BY \(order)")
             statement.bind(int64: key, at: 1)
             var ids: [ObjectID] = []
             while try statement.step() {
@@ -312,13 +312,13 @@ extension SQLiteStore {
             }
             return ids
         case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
-            let join = SQLiteSchema.sql(table)
-            let source = SQLiteSchema.sql(sourceColumn)
-            let target = SQLiteSchema.sql(destinationColumn)
-            let order = orderColumn.map { "j.\(SQLiteSchema.sql($0)), j.\(target)" } ?? "j.\(target)"
+            let join = SQLSchema.sql(table)
+            let source = SQLSchema.sql(sourceColumn)
+            let target = SQLSchema.sql(destinationColumn)
+            let order = orderColumn.map { "j.\(SQLSchema.sql($0)), j.\(target)" } ?? "j.\(target)"
             let sql =
                 destinationHasSubentities
-                ? "SELECT j.\(target), d.Z_ENT FROM \(join) j JOIN \(SQLiteSchema.sql(destination.table)) d ON d.Z_PK = j.\(target) WHERE j.\(source) = ? ORDER BY \(order)"
+                ? "SELECT j.\(target), d.Z_ENT FROM \(join) j JOIN \(SQLSchema.sql(destination.table)) d ON d.Z_PK = j.\(target) WHERE j.\(source) = ? ORDER BY \(order)"
                 : "SELECT j.\(target) FROM \(join) j WHERE j.\(source) = ? ORDER BY \(order)"
             let statement = try connection.cached(sql)
             statement.bind(int64: key, at: 1)
@@ -394,7 +394,7 @@ extension SQLiteStore {
 
     /// The `Z_PRIMARYKEY` row whose `Z_MAX` hands out keys for an entity: its tree's root (the
     /// rows of a tree share one table and so one key space).
-    static func counterNumber(of mapping: SQLiteEntityMapping, in schema: SQLiteSchema) -> Int {
+    static func counterNumber(of mapping: SQLEntityMapping, in schema: SQLSchema) -> Int {
         schema.entityNumbers[mapping.root] ?? mapping.number
     }
 }

@@ -26,7 +26,7 @@ extension SQLiteStore: PersistentHistoryStore {
     }
 
     /// Writes the history of one save (inside its transaction).
-    func recordHistory(of request: SaveChangesRequest, connection: SQLiteConnection, schema: SQLiteSchema) throws {
+    func recordHistory(of request: SaveChangesRequest, connection: SQLiteConnection, schema: SQLSchema) throws {
         let transaction = try connection.cached("INSERT INTO ATRANSACTION (ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME) VALUES (?, ?, ?)")
         transaction.bind(double: Date().timeIntervalSinceReferenceDate, at: 1)
         SQLiteValueCoder.bind(request.transactionAuthor.map(StoreValue.string) ?? .null, to: transaction, at: 2)

@@ -34,12 +34,12 @@ extension SQLiteStore: InPlaceMigratingStore {
                 let ownsTable = schema.entities[item.entity]?.root == item.entity
                 let literal = ownsTable ? Self.literal(value) : nil
                 try file.connection.execute(
-                    "ALTER TABLE \(SQLiteSchema.sql(item.table)) ADD COLUMN \(SQLiteSchema.sql(item.column)) \(SQLiteSchema.columnType(of: item.type))"
+                    "ALTER TABLE \(SQLSchema.sql(item.table)) ADD COLUMN \(SQLSchema.sql(item.column)) \(SQLSchema.columnType(of: item.type))"
                         + (literal.map { " DEFAULT \($0)" } ?? ""))
                 guard literal == nil, !value.isNull else { continue }
                 let members = change.destination.entityAndDescendants(item.entity).compactMap { schema.entityNumbers[$0] }
                 let update = try file.connection.cached(
-                    "UPDATE \(SQLiteSchema.sql(item.table)) SET \(SQLiteSchema.sql(item.column)) = ? WHERE Z_ENT IN (\(members.map(String.init).joined(separator: ", ")))")
+                    "UPDATE \(SQLSchema.sql(item.table)) SET \(SQLSchema.sql(item.column)) = ? WHERE Z_ENT IN (\(members.map(String.init).joined(separator: ", ")))")
                 SQLiteValueCoder.bind(value, to: update, at: 1)
                 try update.run()
             }
@@ -79,17 +79,17 @@ extension SQLiteStore: InPlaceMigratingStore {
         }
         return try file.connection.transaction {
             for (table, temporary, fills) in rebuilds {
-                try file.connection.execute(SQLiteSchema.createStatement(for: temporary))
+                try file.connection.execute(SQLSchema.createStatement(for: temporary))
                 var values: [StoreValue] = []
                 let expressions = fills.map { $0.sql(binding: &values) }
                 let insert = try file.connection.prepare(
-                    "INSERT INTO \(SQLiteSchema.sql(temporary.name)) (\(table.columns.map { SQLiteSchema.sql($0.name) }.joined(separator: ", "))) "
-                        + "SELECT \(expressions.joined(separator: ", ")) FROM \(SQLiteSchema.sql(table.name))")
+                    "INSERT INTO \(SQLSchema.sql(temporary.name)) (\(table.columns.map { SQLSchema.sql($0.name) }.joined(separator: ", "))) "
+                        + "SELECT \(expressions.joined(separator: ", ")) FROM \(SQLSchema.sql(table.name))")
                 defer { insert.finalize() }
                 for (index, value) in values.enumerated() { SQLiteValueCoder.bind(value, to: insert, at: Int32(index + 1)) }
                 try insert.run()
-                try file.connection.execute("DROP TABLE \(SQLiteSchema.sql(table.name))")
-                try file.connection.execute("ALTER TABLE \(SQLiteSchema.sql(temporary.name)) RENAME TO \(SQLiteSchema.sql(table.name))")
+                try file.connection.execute("DROP TABLE \(SQLSchema.sql(table.name))")
+                try file.connection.execute("ALTER TABLE \(SQLSchema.sql(temporary.name)) RENAME TO \(SQLSchema.sql(table.name))")
             }
             // Indexes: those of the model's tables the new model no longer has go, the missing
             // ones are made (a rebuilt table lost its indexes with the old table).
@@ -103,16 +103,16 @@ extension SQLiteStore: InPlaceMigratingStore {
                 if tables.contains(table) && !wanted.contains(name) { unwanted.append(name) }
             }
             indexes.finalize()
-            for name in unwanted { try file.connection.execute("DROP INDEX \(SQLiteSchema.sql(name))") }
+            for name in unwanted { try file.connection.execute("DROP INDEX \(SQLSchema.sql(name))") }
             let present = try file.connection.indexNames()
             for index in destination.indexes where !present.contains(index.name) {
-                try file.connection.execute(SQLiteSchema.createStatement(for: index))
+                try file.connection.execute(SQLSchema.createStatement(for: index))
             }
             return try file.finish(for: change.destination, schema: destination)
         }
     }
 
-    private typealias Table = SQLiteSchema.Table
+    private typealias Table = SQLSchema.Table
 
     /// What fills one column of a rebuilt table.
     private enum ColumnFill: Equatable {
@@ -130,10 +130,10 @@ extension SQLiteStore: InPlaceMigratingStore {
         /// The SELECT expression; bound values are appended to `values` in order.
         func sql(binding values: inout [StoreValue]) -> String {
             switch self {
-            case .copy(let column): return SQLiteSchema.sql(column)
+            case .copy(let column): return SQLSchema.sql(column)
             case .copyOrDefault(let column, let entities, let value):
                 values.append(value)
-                return "CASE WHEN Z_ENT IN (\(entities.map(String.init).joined(separator: ", "))) THEN COALESCE(\(SQLiteSchema.sql(column)), ?) END"
+                return "CASE WHEN Z_ENT IN (\(entities.map(String.init).joined(separator: ", "))) THEN COALESCE(\(SQLSchema.sql(column)), ?) END"
             case .new(let entities, let value?):
                 values.append(value)
                 return "CASE WHEN Z_ENT IN (\(entities.map(String.init).joined(separator: ", "))) THEN ? END"
@@ -145,7 +145,7 @@ extension SQLiteStore: InPlaceMigratingStore {
     /// For each entity table of `destination`, what fills each of its columns (in order) from
     /// the table of the same name in `source`; nil when a column cannot be filled that way.
     private static func rebuildPlan(
-        _ change: AttributeChange, from source: SQLiteSchema, to destination: SQLiteSchema
+        _ change: AttributeChange, from source: SQLSchema, to destination: SQLSchema
     ) -> [String: [ColumnFill]]? {
         // "table.column" of the destination → its fill.
         var fills: [String: ColumnFill] = [:]
@@ -266,13 +266,13 @@ extension SQLiteStore: InPlaceMigratingStore {
         }
 
         /// The layout of `model` with this file's entity numbers and names.
-        func schema(of model: ObjectModel, configuration: String?) throws -> SQLiteSchema {
-            try SQLiteSchema(model: model, configurationName: configuration, entityNumbers: numbers, existingTables: existing)
+        func schema(of model: ObjectModel, configuration: String?) throws -> SQLSchema {
+            try SQLSchema(model: model, configurationName: configuration, entityNumbers: numbers, existingTables: existing)
         }
 
         /// Rewrites `Z_METADATA` and `Z_MODELCACHE` for `model` and returns the number of
         /// objects (inside the migration's transaction).
-        func finish(for model: ObjectModel, schema: SQLiteSchema) throws -> Int {
+        func finish(for model: ObjectModel, schema: SQLSchema) throws -> Int {
             var (_, metadata) = try SQLiteStore.readMetadata(from: connection, url: url)
             metadata.merge(SQLiteStore.modelMetadata(for: model)) { _, new in new }
             try SQLiteStore.writeMetadata(metadata, to: connection)
@@ -284,7 +284,7 @@ extension SQLiteStore: InPlaceMigratingStore {
             }
             var objects = 0
             for table in schema.tables where table.isEntityTable {
-                let count = try connection.cached("SELECT COUNT(*) FROM \(SQLiteSchema.sql(table.name))")
+                let count = try connection.cached("SELECT COUNT(*) FROM \(SQLSchema.sql(table.name))")
                 defer { count.reset() }
                 if try count.step() { objects += Int(count.int64(at: 0)) }
             }

@@ -90,7 +90,7 @@ extension SQLiteStore {
     /// Inserts one row through the target's statement (``insertStatementSQL(for:)``), reset and
     /// ready. A node in the model's own layout of the entity is bound slot by slot, any other by
     /// name.
-    private func insert(_ node: StoreNode, into target: SQLiteInsertTarget, schema: SQLiteSchema) throws -> Int64 {
+    private func insert(_ node: StoreNode, into target: SQLiteInsertTarget, schema: SQLSchema) throws -> Int64 {
         let mapping = target.mapping
         if mapping.isAbstract {
             throw StoreError(
@@ -130,13 +130,13 @@ extension SQLiteStore {
     }
 
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <row columns>) VALUES (?, ?, 1, ?, …)` for an
-    /// entity (cached per entity): key and entity number first, then ``SQLiteEntityMapping/rowColumns``.
-    func insertStatementSQL(for mapping: SQLiteEntityMapping) -> String {
+    /// entity (cached per entity): key and entity number first, then ``SQLEntityMapping/rowColumns``.
+    func insertStatementSQL(for mapping: SQLEntityMapping) -> String {
         if let cached = insertSQL[mapping.name] { return cached }
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns
         let values = ["?", "?", "1"] + Array(repeating: "?", count: mapping.rowColumns.count)
         let sql =
-            "INSERT INTO \(SQLiteSchema.sql(mapping.table)) (\(columns.map(SQLiteSchema.sql).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+            "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.map(SQLSchema.sql).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         insertSQL[mapping.name] = sql
         return sql
     }
@@ -144,21 +144,21 @@ extension SQLiteStore {
     /// Writes the changed columns; false when the row is gone or its `Z_OPT` is not the
     /// version the context saw (a conflict).
     private func update(
-        _ node: StoreNode, changedKeys: Set<String>?, mapping: SQLiteEntityMapping, connection: SQLiteConnection,
-        schema: SQLiteSchema
+        _ node: StoreNode, changedKeys: Set<String>?, mapping: SQLEntityMapping, connection: SQLiteConnection,
+        schema: SQLSchema
     ) throws -> Bool {
         let key = try primaryKey(of: node.objectID)
         try checkKeys(of: node, mapping: mapping)
         let attributes = mapping.attributes.filter { changedKeys?.contains($0.name) ?? true }
         let toOnes = mapping.toOnes.filter { changedKeys?.contains($0.name) ?? true }
         var assignments = ["Z_OPT = Z_OPT + 1"]
-        assignments += attributes.map { "\(SQLiteSchema.sql($0.column)) = ?" }
+        assignments += attributes.map { "\(SQLSchema.sql($0.column)) = ?" }
         for toOne in toOnes {
-            assignments.append("\(SQLiteSchema.sql(toOne.column)) = ?")
-            if let entityColumn = toOne.entityColumn { assignments.append("\(SQLiteSchema.sql(entityColumn)) = ?") }
+            assignments.append("\(SQLSchema.sql(toOne.column)) = ?")
+            if let entityColumn = toOne.entityColumn { assignments.append("\(SQLSchema.sql(entityColumn)) = ?") }
         }
         let statement = try connection.cached(
-            "UPDATE \(SQLiteSchema.sql(mapping.table)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
+            "UPDATE \(SQLSchema.sql(mapping.table)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
         var index: Int32 = 1
         for attribute in attributes {
             try bindAttribute(attribute, value: node.attributeValue(forKey: attribute.name), of: node, to: statement, at: index)
@@ -181,9 +181,9 @@ extension SQLiteStore {
 
     /// Deletes the row (checking `Z_OPT`) and what refers to it from join tables and
     /// inverse-less to-many columns; false on a conflict.
-    private func delete(_ node: StoreNode, mapping: SQLiteEntityMapping, connection: SQLiteConnection, schema: SQLiteSchema) throws -> Bool {
+    private func delete(_ node: StoreNode, mapping: SQLEntityMapping, connection: SQLiteConnection, schema: SQLSchema) throws -> Bool {
         let key = try primaryKey(of: node.objectID)
-        let statement = try connection.cached("DELETE FROM \(SQLiteSchema.sql(mapping.table)) WHERE Z_PK = ? AND Z_OPT = ?")
+        let statement = try connection.cached("DELETE FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ? AND Z_OPT = ?")
         statement.bind(int64: key, at: 1)
         statement.bind(int64: node.version, at: 2)
         try statement.run()
@@ -195,16 +195,16 @@ extension SQLiteStore {
                 let sameTree = model.relationship(name, of: mapping.name).flatMap { schema.entities[$0.destinationEntityName] }?.table == mapping.table
                 let condition =
                     sameTree
-                    ? "\(SQLiteSchema.sql(sourceColumn)) = ? OR \(SQLiteSchema.sql(destinationColumn)) = ?"
-                    : "\(SQLiteSchema.sql(sourceColumn)) = ?"
-                let cleanup = try connection.cached("DELETE FROM \(SQLiteSchema.sql(table)) WHERE \(condition)")
+                    ? "\(SQLSchema.sql(sourceColumn)) = ? OR \(SQLSchema.sql(destinationColumn)) = ?"
+                    : "\(SQLSchema.sql(sourceColumn)) = ?"
+                let cleanup = try connection.cached("DELETE FROM \(SQLSchema.sql(table)) WHERE \(condition)")
                 cleanup.bind(int64: key, at: 1)
                 if sameTree { cleanup.bind(int64: key, at: 2) }
                 try cleanup.run()
             case .toManyWithoutInverse(let table, let column, let orderColumn):
-                let order = orderColumn.map { ", \(SQLiteSchema.sql($0)) = NULL" } ?? ""
+                let order = orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? ""
                 let cleanup = try connection.cached(
-                    "UPDATE \(SQLiteSchema.sql(table)) SET \(SQLiteSchema.sql(column)) = NULL\(order) WHERE \(SQLiteSchema.sql(column)) = ?")
+                    "UPDATE \(SQLSchema.sql(table)) SET \(SQLSchema.sql(column)) = NULL\(order) WHERE \(SQLSchema.sql(column)) = ?")
                 cleanup.bind(int64: key, at: 1)
                 try cleanup.run()
             case .toOne, .toManyThroughInverse:
@@ -218,7 +218,7 @@ extension SQLiteStore {
 
     /// The slots of the model's layout for a mapping's columns (cached per entity); nil when the
     /// model has no layout for the entity.
-    func slotPlan(for mapping: SQLiteEntityMapping) -> SQLiteSlotPlan? {
+    func slotPlan(for mapping: SQLEntityMapping) -> SQLiteSlotPlan? {
         if let plan = slotPlans[mapping.number], plan.layout.entityName == mapping.name { return plan }
         guard let layout = model.layout(ofEntity: mapping.name) else { return nil }
         let plan = SQLiteSlotPlan(mapping: mapping, layout: layout)
@@ -228,7 +228,7 @@ extension SQLiteStore {
 
     /// Rejects attribute keys the entity does not have (transient attributes are allowed and
     /// not stored).
-    private func checkKeys(of node: StoreNode, mapping: SQLiteEntityMapping) throws {
+    private func checkKeys(of node: StoreNode, mapping: SQLEntityMapping) throws {
         // A node in the model's own layout of the entity has no other keys.
         if let layout = node.layout, layout === slotPlan(for: mapping)?.layout { return }
         var stored = 0
@@ -244,7 +244,7 @@ extension SQLiteStore {
     }
 
     private func bindAttribute(
-        _ attribute: SQLiteEntityMapping.AttributeColumn, value: StoreValue?, of node: StoreNode, to statement: SQLiteStatement,
+        _ attribute: SQLEntityMapping.AttributeColumn, value: StoreValue?, of node: StoreNode, to statement: SQLiteStatement,
         at index: Int32
     ) throws {
         guard let value else {
@@ -262,8 +262,8 @@ extension SQLiteStore {
     }
 
     private func bindToOne(
-        _ toOne: SQLiteEntityMapping.ToOneColumn, destination: ObjectID?, of node: StoreNode, to statement: SQLiteStatement,
-        at index: Int32, schema: SQLiteSchema
+        _ toOne: SQLEntityMapping.ToOneColumn, destination: ObjectID?, of node: StoreNode, to statement: SQLiteStatement,
+        at index: Int32, schema: SQLSchema
     ) throws {
         guard let destination else {
             statement.bindNull(at: index)
@@ -299,7 +299,7 @@ extension SQLiteStore {
     /// order for ordered relationships). A to-many stored through its inverse's foreign key is
     /// written by the destinations' own to-one; only its order column is written here.
     private func writeToMany(
-        _ storage: SQLiteRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
+        _ storage: SQLRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
         connection: SQLiteConnection
     ) throws {
         let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
@@ -309,7 +309,7 @@ extension SQLiteStore {
         case .toManyThroughInverse(let table, _, let orderColumn):
             guard let orderColumn else { return }
             let statement = try connection.cached(
-                "UPDATE \(SQLiteSchema.sql(table)) SET \(SQLiteSchema.sql(orderColumn)) = ? WHERE Z_PK = ?")
+                "UPDATE \(SQLSchema.sql(table)) SET \(SQLSchema.sql(orderColumn)) = ? WHERE Z_PK = ?")
             for (position, destination) in keys.enumerated() {
                 statement.reset()
                 statement.bind(int64: Self.orderingKey(position), at: 1)
@@ -317,17 +317,17 @@ extension SQLiteStore {
                 try statement.run()
             }
         case .toManyWithoutInverse(let table, let column, let orderColumn):
-            let tableSQL = SQLiteSchema.sql(table)
-            let columnSQL = SQLiteSchema.sql(column)
+            let tableSQL = SQLSchema.sql(table)
+            let columnSQL = SQLSchema.sql(column)
             if !isNew {
                 let clear = try connection.cached(
-                    "UPDATE \(tableSQL) SET \(columnSQL) = NULL\(orderColumn.map { ", \(SQLiteSchema.sql($0)) = NULL" } ?? "") WHERE \(columnSQL) = ?"
+                    "UPDATE \(tableSQL) SET \(columnSQL) = NULL\(orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? "") WHERE \(columnSQL) = ?"
                 )
                 clear.bind(int64: key, at: 1)
                 try clear.run()
             }
             let set = try connection.cached(
-                "UPDATE \(tableSQL) SET \(columnSQL) = ?\(orderColumn.map { ", \(SQLiteSchema.sql($0)) = ?" } ?? "") WHERE Z_PK = ?")
+                "UPDATE \(tableSQL) SET \(columnSQL) = ?\(orderColumn.map { ", \(SQLSchema.sql($0)) = ?" } ?? "") WHERE Z_PK = ?")
             for (position, destination) in keys.enumerated() {
                 set.reset()
                 set.bind(int64: key, at: 1)
@@ -340,9 +340,9 @@ extension SQLiteStore {
                 try set.run()
             }
         case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
-            let tableSQL = SQLiteSchema.sql(table)
-            let source = SQLiteSchema.sql(sourceColumn)
-            let target = SQLiteSchema.sql(destinationColumn)
+            let tableSQL = SQLSchema.sql(table)
+            let source = SQLSchema.sql(sourceColumn)
+            let target = SQLSchema.sql(destinationColumn)
             var existing: Set<Int64> = []
             if !isNew {
                 let read = try connection.cached("SELECT \(target) FROM \(tableSQL) WHERE \(source) = ?")
@@ -366,7 +366,7 @@ extension SQLiteStore {
             }
             if let orderColumn {
                 let order = try connection.cached(
-                    "UPDATE \(tableSQL) SET \(SQLiteSchema.sql(orderColumn)) = ? WHERE \(source) = ? AND \(target) = ?")
+                    "UPDATE \(tableSQL) SET \(SQLSchema.sql(orderColumn)) = ? WHERE \(source) = ? AND \(target) = ?")
                 for (position, destination) in keys.enumerated() {
                     order.reset()
                     order.bind(int64: Self.orderingKey(position), at: 1)

@@ -57,7 +57,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     public private(set) var identifier: String
 
     var connection: SQLiteConnection?
-    var schema: SQLiteSchema?
+    var schema: SQLSchema?
     var metadataChanged = false
     /// Whether ``loadMetadata()`` created the schema (a new store).
     var createdSchema = false
@@ -230,7 +230,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
 
     /// Creates the tables, `Z_PRIMARYKEY` rows, metadata and model cache of a new store.
     private func createSchema(_ connection: SQLiteConnection) throws {
-        let schema = try SQLiteSchema(model: model, configurationName: configurationName)
+        let schema = try SQLSchema(model: model, configurationName: configurationName)
         metadata[MetadataKey.formatVersion] = .int(1)
         metadata["_NSAutoVacuumLevel"] = "2"
         try connection.transaction {
@@ -274,7 +274,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         for table in try connection.tableNames() where !table.hasPrefix("sqlite_") {
             existing[table] = try connection.columnNames(of: table)
         }
-        let schema = try SQLiteSchema(
+        let schema = try SQLSchema(
             model: model, configurationName: configurationName, entityNumbers: numbers, existingTables: existing)
         // Tables that cannot hold the model would fail on the first query: refuse them now, as
         // the version check would (whatever the metadata says).
@@ -366,7 +366,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
 
     /// Per entity, the properties of `schema` whose columns or join tables `existing` (table →
     /// columns) has.
-    static func presentProperties(of schema: SQLiteSchema, in existing: [String: Set<String>]) -> [String: Set<String>] {
+    static func presentProperties(of schema: SQLSchema, in existing: [String: Set<String>]) -> [String: Set<String>] {
         var result: [String: Set<String>] = [:]
         for (name, mapping) in schema.entities {
             var properties: Set<String> = []
@@ -390,7 +390,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     }
 
     /// The open connection and schema, or 134070 before ``loadMetadata()``.
-    func ready() throws -> (SQLiteConnection, SQLiteSchema) {
+    func ready() throws -> (SQLiteConnection, SQLSchema) {
         guard let connection, let schema else {
             throw StoreError(.persistentStoreOperation, "The SQLite store at \(url?.path ?? "(memory)") is not loaded", fileURL: url)
         }
@@ -471,7 +471,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     }
 
     /// The mapping of an entity held by this store.
-    func mapping(of entityName: String) throws -> SQLiteEntityMapping {
+    func mapping(of entityName: String) throws -> SQLEntityMapping {
         let (_, schema) = try ready()
         guard let mapping = schema.entities[entityName] else {
             throw StoreError(
@@ -482,13 +482,13 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     }
 
     /// The object ID of a row.
-    func objectID(entityNumber: Int, primaryKey: Int64, schema: SQLiteSchema) throws -> ObjectID {
+    func objectID(entityNumber: Int, primaryKey: Int64, schema: SQLSchema) throws -> ObjectID {
         try objectID(entityNumber: entityNumber, primaryKey: primaryKey, schema: schema, store: identifier)
     }
 
     /// The object ID of a row, with the store identifier read once by the caller (``identifier``
     /// looks it up in the metadata).
-    func objectID(entityNumber: Int, primaryKey: Int64, schema: SQLiteSchema, store: String) throws -> ObjectID {
+    func objectID(entityNumber: Int, primaryKey: Int64, schema: SQLSchema, store: String) throws -> ObjectID {
         guard let name = schema.entityNames[entityNumber] else {
             throw StoreError(
                 .persistentStoreOpen,

@@ -121,8 +121,8 @@ struct CoreDataFixtureTests {
     @Test("The Xcode models describe the same entities as the models written in code")
     func xcodeModels() throws {
         #expect(try ObjectModel(contentsOf: Fixtures.easyLifeModel).entityNames.sorted() == Models.easyLife().entityNames.sorted())
-        #expect(try SQLiteSchema(model: ObjectModel(contentsOf: Fixtures.easyLifeModel)) == SQLiteSchema(model: Models.easyLife()))
-        #expect(try SQLiteSchema(model: ObjectModel(contentsOf: Fixtures.bnrModel)) == SQLiteSchema(model: Models.bnr()))
+        #expect(try SQLSchema(model: ObjectModel(contentsOf: Fixtures.easyLifeModel)) == SQLSchema(model: Models.easyLife()))
+        #expect(try SQLSchema(model: ObjectModel(contentsOf: Fixtures.bnrModel)) == SQLSchema(model: Models.bnr()))
     }
 
     @Test("Both fixtures are added through a coordinator with their Xcode models (structural compatibility)")

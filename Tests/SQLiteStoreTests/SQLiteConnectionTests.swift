@@ -91,7 +91,7 @@ struct SQLiteConnectionTests {
     func valueRoundTrip(index: Int) throws {
         let (type, value) = Self.values[index]
         let connection = try SQLiteConnection(url: nil, readOnly: false, create: true)
-        try connection.execute("CREATE TABLE t (v \(SQLiteSchema.columnType(of: type)))")
+        try connection.execute("CREATE TABLE t (v \(SQLSchema.columnType(of: type)))")
         let insert = try connection.cached("INSERT INTO t (v) VALUES (?)")
         SQLiteValueCoder.bind(value, to: insert, at: 1)
         try insert.run()

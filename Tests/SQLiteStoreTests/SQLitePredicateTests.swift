@@ -280,8 +280,8 @@ struct SQLitePredicateTests {
         var details: [String] = []
         while try plan.step() { details.append(plan.text(at: 3)) }
         #expect(details.contains { $0.contains("USING INDEX") }, "\(details)")
-        #expect(SQLiteQueryCompiler.successor(ofPrefix: "ab") == "ac")
-        #expect(SQLiteQueryCompiler.successor(ofPrefix: "a\u{D7FF}") == "a\u{E000}")
-        #expect(SQLiteQueryCompiler.successor(ofPrefix: "\u{10FFFF}") == nil)
+        #expect(SQLQueryCompiler.successor(ofPrefix: "ab") == "ac")
+        #expect(SQLQueryCompiler.successor(ofPrefix: "a\u{D7FF}") == "a\u{E000}")
+        #expect(SQLQueryCompiler.successor(ofPrefix: "\u{10FFFF}") == nil)
     }
 }

@@ -26,9 +26,9 @@ struct Layout: Equatable, CustomStringConvertible {
         }
     }
 
-    init(schema: SQLiteSchema) {
+    init(schema: SQLSchema) {
         for table in schema.tables { tables[table.name] = Set(table.columns.map(\.name)) }
-        for name in SQLiteSchema.systemTableNames {
+        for name in SQLSchema.systemTableNames {
             tables[name] = [
                 "Z_PRIMARYKEY": ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"], "Z_METADATA": ["Z_VERSION", "Z_UUID", "Z_PLIST"],
                 "Z_MODELCACHE": ["Z_CONTENT"],
@@ -44,7 +44,7 @@ struct Layout: Equatable, CustomStringConvertible {
 }
 
 @Suite("SQLite schema")
-struct SQLiteSchemaTests {
+struct SQLSchemaTests {
     @Test("The schema for a fixture's model has the fixture's tables, columns and indexes", arguments: ["BNR", "EasyLife"])
     func matchesFixture(name: String) throws {
         guard Fixtures.available else {
@@ -57,7 +57,7 @@ struct SQLiteSchemaTests {
             : (try ObjectModel(contentsOf: Fixtures.easyLifeModel), Fixtures.easyLifeStore)
         let directory = try TemporaryDirectory()
         let fixture = try Layout(file: Fixtures.copy(file, into: directory))
-        let computed = Layout(schema: try SQLiteSchema(model: model))
+        let computed = Layout(schema: try SQLSchema(model: model))
         #expect(computed == fixture, "computed \(computed)\nfixture  \(fixture)")
         // And a store this framework creates for the model has the same layout on disk.
         let url = directory.file("created.sqlite")
@@ -67,8 +67,8 @@ struct SQLiteSchemaTests {
 
     @Test("Join tables are named as Core Data names them")
     func joinTableNames() throws {
-        let bnr = try SQLiteSchema(model: Models.bnr())
-        let easyLife = try SQLiteSchema(model: Models.easyLife())
+        let bnr = try SQLSchema(model: Models.bnr())
+        let easyLife = try SQLSchema(model: Models.easyLife())
         #expect(bnr.tables.map(\.name) == ["ZAUTHOR", "ZBOOK", "Z_1BOOKS"])
         #expect(bnr.tables.last?.columns.map(\.name) == ["Z_1AUTHORS", "Z_2BOOKS"])
         #expect(bnr.tables.last?.primaryKey == ["Z_1AUTHORS", "Z_2BOOKS"])
@@ -84,7 +84,7 @@ struct SQLiteSchemaTests {
 
     @Test("Relationships without an inverse: formats.md's OrgChart example")
     func orgChart() throws {
-        let schema = try SQLiteSchema(model: Models.orgChart())
+        let schema = try SQLSchema(model: Models.orgChart())
         let layout = Layout(schema: schema)
         #expect(layout.tables["ZORGANIZATION"] == ["Z_PK", "Z_ENT", "Z_OPT", "ZID", "ZLEADER", "ZNAME"])
         #expect(layout.tables["ZPERSON"] == ["Z_PK", "Z_ENT", "Z_OPT", "ZID", "Z2EMPLOYEES", "ZNAME"])
@@ -96,7 +96,7 @@ struct SQLiteSchemaTests {
 
     @Test("Inheritance: one table per root, entity columns for sub-entity destinations, ordering columns")
     func inheritance() throws {
-        let schema = try SQLiteSchema(model: Models.shapes())
+        let schema = try SQLSchema(model: Models.shapes())
         // Canvas 1, Circle 2, Polygon 3, Shape 4, Vertex 5.
         #expect(schema.entityNumbers == ["Canvas": 1, "Circle": 2, "Polygon": 3, "Shape": 4, "Vertex": 5])
         #expect(schema.primaryKeyRows.map(\.superNumber) == [0, 4, 4, 0, 0])
@@ -122,7 +122,7 @@ struct SQLiteSchemaTests {
             Entity("Big", parent: "Thing") { Attribute("size", .double) }
             Entity("Small", parent: "Thing") { Attribute("size", .string) }
         }
-        let schema = try SQLiteSchema(model: model)
+        let schema = try SQLSchema(model: model)
         let columns = try #require(schema.tables.first { $0.name == "ZTHING" }).columns.map(\.name)
         #expect(Set(columns) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZNAME1", "Z_PK1", "ZSIZE", "ZSIZE1"])
         #expect(schema.entities["Big"]?.attributes.last?.column == "ZSIZE")
@@ -135,7 +135,7 @@ struct SQLiteSchemaTests {
             "ZAUTHOR": ["Z_PK", "Z_ENT", "Z_OPT", "ZFIRSTNAME", "ZLASTNAME"], "ZBOOK": ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"],
             "Z_2AUTHORS": ["Z_2BOOKS", "Z_1AUTHORS"],
         ]
-        let schema = try SQLiteSchema(model: Models.bnr(), entityNumbers: ["Author": 1, "Book": 2], existingTables: existing)
+        let schema = try SQLSchema(model: Models.bnr(), entityNumbers: ["Author": 1, "Book": 2], existingTables: existing)
         #expect(schema.entities["Author"]?.relationships["books"] == .manyToMany(
             table: "Z_2AUTHORS", sourceColumn: "Z_1AUTHORS", destinationColumn: "Z_2BOOKS", orderColumn: nil))
         #expect(schema.missingParts(in: existing).isEmpty)
@@ -143,8 +143,8 @@ struct SQLiteSchemaTests {
 
     @Test("Identifiers are bare when Core Data would write them so, quoted otherwise")
     func identifiers() {
-        #expect(SQLiteSchema.sql("ZTEAM") == "ZTEAM")
-        #expect(SQLiteSchema.sql("ZSTRAẞE") == "\"ZSTRAẞE\"")
-        #expect(SQLiteSchema.sql("Z\"X") == "\"Z\"\"X\"")
+        #expect(SQLSchema.sql("ZTEAM") == "ZTEAM")
+        #expect(SQLSchema.sql("ZSTRAẞE") == "\"ZSTRAẞE\"")
+        #expect(SQLSchema.sql("Z\"X") == "\"Z\"\"X\"")
     }
 }

@@ -1,57 +1,57 @@
 import Foundation
-import StoreCore
 
-/// Compiles predicates, sort keys and dictionary columns of a fetch into SQL over the store's
-/// layout. Values are always bound (numbered parameters `?1`, `?2`, … so the text order never
-/// matters); identifiers come from the schema only.
+/// Compiles predicates, sort keys and dictionary columns of a fetch into SQL over Core Data's
+/// layout (``SQLSchema``), for every SQL store of the framework: the SQLite store and the
+/// PostgreSQL store share it. Values are always bound (numbered parameters `?1`, `?2`, … so the
+/// text order never matters); identifiers come from the schema only.
 ///
 /// - To-one key paths (`team.name`) become `LEFT JOIN`s on the fetched table.
 /// - Key paths through a to-many relationship (`posts.title`) become correlated subqueries:
 ///   `EXISTS` for `ANY` (and for a key path without modifier), `NOT EXISTS … NOT` for `ALL`,
 ///   `NOT EXISTS` for `NONE`; collection operators (`@count`, `@sum`, `@avg`, `@min`, `@max`)
 ///   and `SUBQUERY(…)` become scalar subqueries with the aggregate.
-/// - `[c]`, `[d]`, `LIKE`, `MATCHES`, `ENDSWITH`, `CONTAINS` call the functions of
-///   ``SQLiteFunctions``; `BEGINSWITH` without options is a range on the column, so an index
+/// - `[c]`, `[d]`, `LIKE`, `MATCHES`, `ENDSWITH`, `CONTAINS` call the `ps_…` functions each
+///   store defines on its connections (the SQLite store's `SQLiteFunctions`); `BEGINSWITH` without options is a range on the column, so an index
 ///   serves it.
 /// - Comparisons keep the evaluator's two-valued logic: a comparison with nil is false, and
 ///   `NOT` turns SQL's unknown into true (`NOT COALESCE(…, 0)`).
 ///
 /// Anything it cannot translate is an error; nothing falls back to loading the table.
-final class SQLiteQueryCompiler {
+package final class SQLQueryCompiler {
     /// Where the joins of a row source go: the fetch's `FROM`, or a subquery's.
-    final class Joins {
+    package final class Joins {
         /// `FROM` items and joins, in order (the first item of a subquery is its base table).
-        var clauses: [String] = []
+        package var clauses: [String] = []
         /// Aliases already joined, by the SQL of the key they join on.
-        var joined: [String: String] = [:]
+        package var joined: [String: String] = [:]
     }
 
     /// An object in SQL: its primary key, its entity number when it can vary, and where joins
     /// from it go.
-    struct ObjectRef {
+    package struct ObjectRef {
         /// SQL of the object's `Z_PK` (a foreign-key column, or `alias.Z_PK`).
-        let key: String
+        package let key: String
         /// SQL of the object's `Z_ENT`, when the declared entity has sub-entities.
-        let entityNumber: String?
+        package let entityNumber: String?
         /// The declared entity.
-        let entity: String
+        package let entity: String
         /// Where a join to the object's row goes.
-        let joins: Joins
+        package let joins: Joins
         /// The alias of the object's row, when it is already in a `FROM`.
-        var alias: String?
+        package var alias: String?
     }
 
     /// The rows of a to-many key path: a subquery's `FROM` and its conditions.
-    final class Collection {
-        let joins = Joins()
-        var conditions: [String] = []
+    package final class Collection {
+        package let joins = Joins()
+        package var conditions: [String] = []
 
-        func from() -> String { joins.clauses.joined(separator: " ") }
-        func whereClause() -> String { conditions.isEmpty ? "1" : conditions.joined(separator: " AND ") }
+        package func from() -> String { joins.clauses.joined(separator: " ") }
+        package func whereClause() -> String { conditions.isEmpty ? "1" : conditions.joined(separator: " AND ") }
     }
 
     /// A compiled expression.
-    indirect enum Value {
+    package indirect enum Value {
         /// An attribute column.
         case column(String, AttributeType)
         /// A computed scalar (arithmetic, aggregate); its type when known.
@@ -67,28 +67,28 @@ final class SQLiteQueryCompiler {
     }
 
     /// What a constant is compared with.
-    enum Domain {
+    package enum Domain {
         case attribute(AttributeType)
         case number
         case object(String)
         case unknown
     }
 
-    let schema: SQLiteSchema
-    let model: ObjectModel
-    let storeIdentifier: String
-    let now: Date
+    package let schema: SQLSchema
+    package let model: ObjectModel
+    package let storeIdentifier: String
+    package let now: Date
     /// The parameters, in `?n` order.
-    private(set) var parameters: [StoreValue] = []
+    package private(set) var parameters: [StoreValue] = []
     /// The joins of the fetched table `t0`.
-    let rootJoins = Joins()
+    package let rootJoins = Joins()
     /// The fetched rows.
-    let root: ObjectRef
+    package let root: ObjectRef
     private var aliasCount = 0
     private var selfObject: ObjectRef
     private var variables: [String: Value] = [:]
 
-    init(schema: SQLiteSchema, model: ObjectModel, storeIdentifier: String, entity: SQLiteEntityMapping, now: Date = Date()) {
+    package init(schema: SQLSchema, model: ObjectModel, storeIdentifier: String, entity: SQLEntityMapping, now: Date = Date()) {
         self.schema = schema
         self.model = model
         self.storeIdentifier = storeIdentifier
@@ -100,7 +100,7 @@ final class SQLiteQueryCompiler {
     }
 
     /// A new numbered parameter for `value`.
-    func parameter(_ value: StoreValue) -> String {
+    package func parameter(_ value: StoreValue) -> String {
         parameters.append(value)
         return "?\(parameters.count)"
     }
@@ -110,7 +110,7 @@ final class SQLiteQueryCompiler {
         return "\(prefix)\(aliasCount)"
     }
 
-    private static func q(_ identifier: String) -> String { SQLiteSchema.sql(identifier) }
+    private static func q(_ identifier: String) -> String { SQLSchema.sql(identifier) }
 
     private func unsupported(_ what: String) -> StoreError {
         StoreError(.coreData, "The SQLite store cannot compile \(what)")
@@ -119,7 +119,7 @@ final class SQLiteQueryCompiler {
     // MARK: Predicates
 
     /// The SQL condition of a predicate (true rows only; unknown counts as false).
-    func condition(_ predicate: FetchPredicate) throws -> String {
+    package func condition(_ predicate: FetchPredicate) throws -> String {
         switch predicate {
         case .truePredicate: return "1"
         case .falsePredicate: return "0"
@@ -423,7 +423,7 @@ final class SQLiteQueryCompiler {
 
     /// The smallest string greater than every string that starts with `prefix`: its last
     /// scalar incremented (nil when it is the last scalar there is).
-    static func successor(ofPrefix prefix: String) -> String? {
+    package static func successor(ofPrefix prefix: String) -> String? {
         var scalars = Array(prefix.unicodeScalars)
         guard let last = scalars.popLast() else { return nil }
         var next = last.value + 1
@@ -542,7 +542,7 @@ final class SQLiteQueryCompiler {
 
     /// A JSON array of integers and texts; nil when a value is of another kind (or text holds
     /// a NUL, which SQLite's JSON text cannot carry).
-    static func jsonArray(_ values: [StoreValue]) -> String? {
+    package static func jsonArray(_ values: [StoreValue]) -> String? {
         var json = "["
         json.reserveCapacity(values.count * 8)
         for (index, value) in values.enumerated() {
@@ -587,7 +587,7 @@ final class SQLiteQueryCompiler {
     // MARK: Expressions
 
     /// The compiled form of an expression on the current object.
-    func value(_ expression: FetchExpression) throws -> Value {
+    package func value(_ expression: FetchExpression) throws -> Value {
         switch expression {
         case .constant(let constant): return .constant(constant)
         case .now: return .constant(.date(now))
@@ -792,11 +792,11 @@ final class SQLiteQueryCompiler {
     }
 }
 
-extension SQLiteQueryCompiler {
+extension SQLQueryCompiler {
     /// The `ORDER BY` terms of a sort key: the key path's value (folded for case- or
     /// diacritic-insensitive comparisons), nil first ascending as in memory. An object sorts as
     /// its URI does (entity name, then `p<key>` as text).
-    func orderTerms(for key: SortKey) throws -> [String] {
+    package func orderTerms(for key: SortKey) throws -> [String] {
         let direction = key.ascending ? "ASC" : "DESC"
         switch try value(key.expression) {
         case .column(let sql, .string), .computed(let sql, .some(.string)):
@@ -826,7 +826,7 @@ extension SQLiteQueryCompiler {
     }
 }
 
-extension SQLiteQueryCompiler {
+extension SQLQueryCompiler {
     /// The SQL of the value a batch update assigns to an attribute column of `type`, computed
     /// on the updated row `t0`: a constant is coerced to the type and bound as the column
     /// stores it; an expression must yield a value of the same kind (numbers for numeric
@@ -834,7 +834,7 @@ extension SQLiteQueryCompiler {
     /// and boolean columns.
     ///
     /// - Throws: 1550 for a constant of the wrong type; 134060 for an expression of another kind.
-    func assignment(_ expression: FetchExpression, to type: AttributeType, entity: String, property: String) throws -> String {
+    package func assignment(_ expression: FetchExpression, to type: AttributeType, entity: String, property: String) throws -> String {
         let compiled = try value(expression)
         func mismatch(_ what: String) -> StoreError {
             StoreError(

@@ -1,5 +1,5 @@
 /// Where the SQLite layout keeps one relationship of an entity (Core Data's choices).
-enum SQLiteRelationshipStorage: Sendable, Hashable {
+package enum SQLRelationshipStorage: Sendable, Hashable {
     /// A to-one: the destination's `Z_PK` in `column` of the source's own table, and, when the
     /// destination entity has sub-entities, the destination's `Z_ENT` in `entityColumn`.
     case toOne(column: String, entityColumn: String?)
@@ -16,7 +16,7 @@ enum SQLiteRelationshipStorage: Sendable, Hashable {
     case manyToMany(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?)
 
     /// Whether the relationship is a to-many.
-    var isToMany: Bool {
+    package var isToMany: Bool {
         if case .toOne = self { return false }
         return true
     }

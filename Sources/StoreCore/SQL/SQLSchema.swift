@@ -1,8 +1,9 @@
 import Foundation
-import StoreCore
 
 /// Core Data's SQLite layout for a model, computed from the model alone (a pure value, so it can
-/// be compared with the `sqlite_master` of files Core Data wrote):
+/// be compared with the `sqlite_master` of files Core Data wrote). Every SQL store of the
+/// framework keeps its rows in this layout (the PostgreSQL store with PostgreSQL's column types
+/// for the same columns), so one ``SQLQueryCompiler`` serves them all:
 ///
 /// - `Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`;
 /// - one table per root entity, `Z` + the upper-cased name, starting `Z_PK, Z_ENT, Z_OPT`;
@@ -21,72 +22,80 @@ import StoreCore
 /// name sorts last (ties: the side on the lower-numbered entity), which reproduces the files in
 /// the fixtures; when a file already has the table under the other side's name (see
 /// `existingTables`), the file's name wins.
-struct SQLiteSchema: Sendable, Hashable {
+package struct SQLSchema: Sendable, Hashable {
     /// A column and its declared type.
-    struct Column: Sendable, Hashable {
+    package struct Column: Sendable, Hashable {
         /// The column name.
-        let name: String
+        package let name: String
         /// The declared type (`INTEGER`, `VARCHAR`, …).
-        let type: String
+        package let type: String
     }
 
     /// A table.
-    struct Table: Sendable, Hashable {
+    package struct Table: Sendable, Hashable {
         /// The table name.
-        let name: String
+        package let name: String
         /// The columns in order.
-        var columns: [Column]
+        package var columns: [Column]
         /// A composite primary key (join tables); empty for entity tables, whose key is `Z_PK`.
-        var primaryKey: [String]
+        package var primaryKey: [String]
         /// Whether it is an entity table (starts with `Z_PK, Z_ENT, Z_OPT`).
-        let isEntityTable: Bool
+        package let isEntityTable: Bool
+
+        /// A table.
+        package init(name: String, columns: [Column], primaryKey: [String], isEntityTable: Bool) {
+            self.name = name
+            self.columns = columns
+            self.primaryKey = primaryKey
+            self.isEntityTable = isEntityTable
+        }
     }
 
     /// An index.
-    struct Index: Sendable, Hashable {
+    package struct Index: Sendable, Hashable {
         /// The index name.
-        let name: String
+        package let name: String
         /// The indexed table.
-        let table: String
+        package let table: String
         /// The indexed columns in order.
-        let columns: [String]
+        package let columns: [String]
     }
 
     /// One `Z_PRIMARYKEY` row.
-    struct PrimaryKeyRow: Sendable, Hashable {
+    package struct PrimaryKeyRow: Sendable, Hashable {
         /// `Z_ENT`.
-        let number: Int
+        package let number: Int
         /// `Z_NAME`.
-        let name: String
+        package let name: String
         /// `Z_SUPER`.
-        let superNumber: Int
+        package let superNumber: Int
     }
 
     /// The system tables, exactly as Core Data creates them.
-    static let systemTableStatements = [
+    package static let systemTableStatements = [
         "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
         "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
         "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
     ]
 
     /// The names of the system tables.
-    static let systemTableNames: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+    package static let systemTableNames: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
 
     /// Entity tables (roots in `Z_ENT` order), then join tables.
-    let tables: [Table]
+    package let tables: [Table]
     /// Every index.
-    let indexes: [Index]
+    package let indexes: [Index]
     /// `Z_ENT` by entity name (entities of the configuration).
-    let entityNumbers: [String: Int]
+    package let entityNumbers: [String: Int]
     /// Entity name by `Z_ENT`.
-    let entityNames: [Int: String]
+    package let entityNames: [Int: String]
     /// The mapping of each entity of the configuration.
-    let entities: [String: SQLiteEntityMapping]
+    package let entities: [String: SQLEntityMapping]
     /// `Z_PRIMARYKEY` rows in `Z_ENT` order.
-    let primaryKeyRows: [PrimaryKeyRow]
+    package let primaryKeyRows: [PrimaryKeyRow]
 
     /// The default numbering: every entity of the model, from 1, in the Unicode order of names.
-    static func defaultEntityNumbers(for model: ObjectModel) -> [String: Int] {
+    package static func defaultEntityNumbers(for model: ObjectModel) -> [String: Int] {
         let sorted = model.entityNames.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }
         var numbers: [String: Int] = [:]
         for (offset, name) in sorted.enumerated() { numbers[name] = offset + 1 }
@@ -100,7 +109,7 @@ struct SQLiteSchema: Sendable, Hashable {
     ///     ``defaultEntityNumbers(for:)``. Every entity of the configuration must have one.
     ///   - existingTables: table name → column names of a file being opened, so names Core Data
     ///     chose differently (join-table side, column suffixes) follow the file.
-    init(
+    package init(
         model: ObjectModel, configurationName: String? = nil, entityNumbers: [String: Int]? = nil,
         existingTables: [String: [String]]? = nil
     ) throws {
@@ -188,7 +197,7 @@ struct SQLiteSchema: Sendable, Hashable {
         }
 
         // To-many relationships: inverse foreign keys, inverse-less columns, join tables.
-        var declaredStorage: [String: [String: SQLiteRelationshipStorage]] = [:]
+        var declaredStorage: [String: [String: SQLRelationshipStorage]] = [:]
         var usedJoinColumns: Set<String> = []
         var joinTables: [Table] = []
         var handledPairs: Set<String> = []
@@ -290,7 +299,7 @@ struct SQLiteSchema: Sendable, Hashable {
         }
 
         // Entity mappings, inherited properties resolved.
-        var mappings: [String: SQLiteEntityMapping] = [:]
+        var mappings: [String: SQLEntityMapping] = [:]
         for entityName in members {
             var chain: [String] = []
             var current: String? = entityName
@@ -298,9 +307,9 @@ struct SQLiteSchema: Sendable, Hashable {
                 chain.insert(name, at: 0)
                 current = model.entity(named: name)?.parentEntityName
             }
-            var attributes: [SQLiteEntityMapping.AttributeColumn] = []
-            var toOnes: [SQLiteEntityMapping.ToOneColumn] = []
-            var storage: [String: SQLiteRelationshipStorage] = [:]
+            var attributes: [SQLEntityMapping.AttributeColumn] = []
+            var toOnes: [SQLEntityMapping.ToOneColumn] = []
+            var storage: [String: SQLRelationshipStorage] = [:]
             for ancestor in chain {
                 guard let entity = model.entity(named: ancestor) else { continue }
                 for attribute in entity.attributes {
@@ -320,7 +329,7 @@ struct SQLiteSchema: Sendable, Hashable {
                 }
             }
             let parent = model.entity(named: entityName)?.parentEntityName
-            mappings[entityName] = SQLiteEntityMapping(
+            mappings[entityName] = SQLEntityMapping(
                 name: entityName, number: number(entityName), superNumber: parent.map(number) ?? 0,
                 root: model.rootEntityName(of: entityName) ?? entityName, table: table(of: entityName),
                 numbersWithDescendants: model.entityAndDescendants(entityName).filter(memberSet.contains).map(number),
@@ -342,7 +351,7 @@ struct SQLiteSchema: Sendable, Hashable {
 
     /// Whether `relationship` (on the entity numbered `number`) names the join table it shares
     /// with `inverse` (on `inverseNumber`).
-    static func ownsJoinTable(
+    package static func ownsJoinTable(
         _ relationship: RelationshipDescription, on number: Int, against inverse: RelationshipDescription, on inverseNumber: Int
     ) -> Bool {
         let mine = relationship.name.uppercased()
@@ -352,7 +361,7 @@ struct SQLiteSchema: Sendable, Hashable {
     }
 
     /// `wanted`, or `wanted` + 1, 2, … — the first not in `used`; it is added to `used`.
-    static func unique(_ wanted: String, in used: inout Set<String>) -> String {
+    package static func unique(_ wanted: String, in used: inout Set<String>) -> String {
         if used.insert(wanted).inserted { return wanted }
         var suffix = 1
         while !used.insert("\(wanted)\(suffix)").inserted { suffix += 1 }
@@ -360,13 +369,13 @@ struct SQLiteSchema: Sendable, Hashable {
     }
 
     /// Whether `name` is `base` followed by digits.
-    static func isSuffixed(_ name: String, of base: String) -> Bool {
+    package static func isSuffixed(_ name: String, of base: String) -> Bool {
         name.count > base.count && name.hasPrefix(base) && name.dropFirst(base.count).allSatisfy(\.isASCII)
             && name.dropFirst(base.count).allSatisfy(\.isNumber)
     }
 
     /// The declared column type of an attribute type (Core Data's).
-    static func columnType(of type: AttributeType) -> String {
+    package static func columnType(of type: AttributeType) -> String {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
         case .double, .float: return "FLOAT"
@@ -381,13 +390,13 @@ struct SQLiteSchema: Sendable, Hashable {
 
     /// An identifier as SQL: bare when it is a plain upper-case name (as Core Data writes
     /// them), quoted otherwise.
-    static func sql(_ identifier: String) -> String {
+    package static func sql(_ identifier: String) -> String {
         let plain = identifier.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
-        return plain && identifier.first == "Z" ? identifier : SQLiteConnection.quote(identifier)
+        return plain && identifier.first == "Z" ? identifier : "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `CREATE TABLE` for one table.
-    static func createStatement(for table: Table) -> String {
+    package static func createStatement(for table: Table) -> String {
         var parts = table.columns.map { column in
             column.name == "Z_PK" && table.isEntityTable
                 ? "Z_PK INTEGER PRIMARY KEY" : "\(sql(column.name)) \(column.type)"
@@ -399,17 +408,17 @@ struct SQLiteSchema: Sendable, Hashable {
     }
 
     /// `CREATE INDEX` for one index.
-    static func createStatement(for index: Index) -> String {
+    package static func createStatement(for index: Index) -> String {
         "CREATE INDEX \(sql(index.name)) ON \(sql(index.table)) (\(index.columns.map(sql).joined(separator: ", ")))"
     }
 
     /// Every statement that creates the schema: system tables, entity and join tables, indexes.
-    var createStatements: [String] {
+    package var createStatements: [String] {
         Self.systemTableStatements + tables.map(Self.createStatement(for:)) + indexes.map(Self.createStatement(for:))
     }
 
     /// What a file lacks to hold this layout: `table` or `table.column` for each missing piece.
-    func missingParts(in existing: [String: [String]]) -> [String] {
+    package func missingParts(in existing: [String: [String]]) -> [String] {
         var missing: [String] = []
         for table in tables {
             guard let columns = existing[table.name] else {
