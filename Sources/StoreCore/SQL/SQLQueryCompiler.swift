@@ -45,9 +45,13 @@ package final class SQLQueryCompiler {
     package final class Collection {
         package let joins = Joins()
         package var conditions: [String] = []
+        /// The condition of no conditions.
+        private let alwaysTrue: String
+
+        init(dialect: SQLDialect) { alwaysTrue = dialect.alwaysTrue }
 
         package func from() -> String { joins.clauses.joined(separator: " ") }
-        package func whereClause() -> String { conditions.isEmpty ? "1" : conditions.joined(separator: " AND ") }
+        package func whereClause() -> String { conditions.isEmpty ? alwaysTrue : conditions.joined(separator: " AND ") }
     }
 
     /// A compiled expression.
@@ -75,6 +79,8 @@ package final class SQLQueryCompiler {
     }
 
     package let schema: SQLSchema
+    /// The engine the SQL is for.
+    package let dialect: SQLDialect
     package let model: ObjectModel
     package let storeIdentifier: String
     package let now: Date
@@ -88,8 +94,12 @@ package final class SQLQueryCompiler {
     private var selfObject: ObjectRef
     private var variables: [String: Value] = [:]
 
-    package init(schema: SQLSchema, model: ObjectModel, storeIdentifier: String, entity: SQLEntityMapping, now: Date = Date()) {
+    package init(
+        schema: SQLSchema, model: ObjectModel, storeIdentifier: String, entity: SQLEntityMapping, now: Date = Date(),
+        dialect: SQLDialect = .sqlite
+    ) {
         self.schema = schema
+        self.dialect = dialect
         self.model = model
         self.storeIdentifier = storeIdentifier
         self.now = now
@@ -102,7 +112,7 @@ package final class SQLQueryCompiler {
     /// A new numbered parameter for `value`.
     package func parameter(_ value: StoreValue) -> String {
         parameters.append(value)
-        return "?\(parameters.count)"
+        return dialect.placeholder(parameters.count, for: value)
     }
 
     private func newAlias(_ prefix: String) -> String {
@@ -112,8 +122,13 @@ package final class SQLQueryCompiler {
 
     private static func q(_ identifier: String) -> String { SQLSchema.sql(identifier) }
 
+    /// A condition that always holds, in this dialect.
+    private var yes: String { dialect.alwaysTrue }
+    /// A condition that never holds, in this dialect.
+    private var no: String { dialect.alwaysFalse }
+
     private func unsupported(_ what: String) -> StoreError {
-        StoreError(.coreData, "The SQLite store cannot compile \(what)")
+        StoreError(.coreData, "The \(dialect.storeName) store cannot compile \(what)")
     }
 
     // MARK: Predicates
@@ -121,16 +136,16 @@ package final class SQLQueryCompiler {
     /// The SQL condition of a predicate (true rows only; unknown counts as false).
     package func condition(_ predicate: FetchPredicate) throws -> String {
         switch predicate {
-        case .truePredicate: return "1"
-        case .falsePredicate: return "0"
+        case .truePredicate: return yes
+        case .falsePredicate: return no
         case .and(let parts):
-            if parts.isEmpty { return "1" }
+            if parts.isEmpty { return yes }
             return "(" + (try parts.map(condition).joined(separator: " AND ")) + ")"
         case .or(let parts):
-            if parts.isEmpty { return "0" }
+            if parts.isEmpty { return no }
             return "(" + (try parts.map(condition).joined(separator: " OR ")) + ")"
         case .not(let inner):
-            return "(NOT COALESCE(\(try condition(inner)), 0))"
+            return "(NOT \(dialect.orFalse(try condition(inner))))"
         case .comparison(let comparison):
             return try condition(comparison)
         }
@@ -150,7 +165,7 @@ package final class SQLQueryCompiler {
         if isConstant(c.lhs) && isConstant(c.rhs) {
             // Nothing from the row: the evaluator decides once (and reports its errors).
             let evaluator = PredicateEvaluator(now: now)
-            return try evaluator.evaluate(.comparison(c), with: [String: StoreValue]()) ? "1" : "0"
+            return try evaluator.evaluate(.comparison(c), with: [String: StoreValue]()) ? yes : no
         }
         let lhs = try value(c.lhs)
         let rhs = try value(c.rhs)
@@ -164,20 +179,20 @@ package final class SQLQueryCompiler {
             case .direct, .any:
                 return "EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(test))"
             case .all:
-                return "(NOT EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND NOT COALESCE(\(test), 0)))"
+                return "(NOT EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND NOT \(dialect.orFalse(test))))"
             case .none:
                 return "(NOT EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(test)))"
             }
         }
         if case .collection(let collection, let element) = rhs {
-            guard c.op == .in || c.op == .equalTo || c.op == .notEqualTo else { return c.op == .notEqualTo ? "1" : "0" }
+            guard c.op == .in || c.op == .equalTo || c.op == .notEqualTo else { return c.op == .notEqualTo ? yes : no }
             if c.op == .in {
                 // `%@ IN tags`: membership.
                 let test = try compare(lhs, .equalTo, element, c)
                 return "EXISTS (SELECT 1 FROM \(collection.from()) WHERE \(collection.whereClause()) AND \(test))"
             }
             // A single value never equals a collection.
-            return c.op == .notEqualTo ? "1" : "0"
+            return c.op == .notEqualTo ? yes : no
         }
         let test = try compare(lhs, c.op, rhs, c)
         switch c.modifier {
@@ -188,9 +203,9 @@ package final class SQLQueryCompiler {
             switch lhs {
             case .column(let sql, _), .computed(let sql, _): nullTest = "\(sql) IS NULL"
             case .object(let ref): nullTest = "\(ref.key) IS NULL"
-            default: nullTest = "0"
+            default: nullTest = no
             }
-            return c.modifier == .all ? "(\(nullTest) OR COALESCE(\(test), 0))" : "(\(nullTest) OR NOT COALESCE(\(test), 0))"
+            return c.modifier == .all ? "(\(nullTest) OR \(dialect.orFalse(test)))" : "(\(nullTest) OR NOT \(dialect.orFalse(test)))"
         }
     }
 
@@ -277,7 +292,7 @@ package final class SQLQueryCompiler {
     private func operand(_ value: Value, for domain: Domain, options: ComparisonPredicate.Options) throws -> String? {
         switch value {
         case .column(let sql, let type):
-            return type == .string && options.folds ? "ps_fold(\(sql), \(options.rawValue & 3))" : sql
+            return type == .string && options.folds ? "ps_fold(\(sql), \(options.rawValue & 3))" : dialect.number(sql, type: type)
         case .computed(let sql, let type):
             return type == .string && options.folds ? "ps_fold(\(sql), \(options.rawValue & 3))" : sql
         case .object(let ref): return ref.key
@@ -297,7 +312,7 @@ package final class SQLQueryCompiler {
         if case .constant(.null) = lhs {
             switch op {
             case .equalTo, .notEqualTo: return nullComparison(rhs, op)
-            default: return "0"
+            default: return no
             }
         }
         let lhsDomain = domain(of: lhs)
@@ -308,15 +323,15 @@ package final class SQLQueryCompiler {
             let stringFolding = Self.isString(lhsDomain) || Self.isString(rhsDomain) ? options : []
             guard let l = try operand(lhs, for: rhsDomain, options: stringFolding),
                 let r = try operand(rhs, for: lhsDomain, options: stringFolding)
-            else { return op == .notEqualTo ? "1" : "0" }
+            else { return op == .notEqualTo ? yes : no }
             let constantSide: Bool = {
                 if case .constant = lhs { return true }
                 if case .constant = rhs { return true }
                 return false
             }()
             switch op {
-            case .equalTo: return constantSide ? "(\(l) = \(r))" : "(\(l) IS \(r))"
-            case .notEqualTo: return "(\(l) IS NOT \(r))"
+            case .equalTo: return constantSide ? "(\(l) = \(r))" : "(\(dialect.isNotDistinct(l, r)))"
+            case .notEqualTo: return "(\(dialect.isDistinct(l, r)))"
             case .lessThan: return "(\(l) < \(r))"
             case .lessThanOrEqualTo: return "(\(l) <= \(r))"
             case .greaterThan: return "(\(l) > \(r))"
@@ -331,18 +346,18 @@ package final class SQLQueryCompiler {
             guard bounds.count == 2 else {
                 throw StoreError(.coreData, "BETWEEN needs exactly two bounds {low, high}, found \(c.rhs)")
             }
-            guard let l = try operand(lhs, for: .unknown, options: folding) else { return "0" }
+            guard let l = try operand(lhs, for: .unknown, options: folding) else { return no }
             var parts: [String] = []
             for (bound, symbol) in zip(bounds, [">=", "<="]) {
-                if case .constant(.null) = bound { return "0" }
-                guard let b = try operand(bound, for: lhsDomain, options: folding) else { return "0" }
+                if case .constant(.null) = bound { return no }
+                guard let b = try operand(bound, for: lhsDomain, options: folding) else { return no }
                 parts.append("\(l) \(symbol) \(b)")
             }
             return "(" + parts.joined(separator: " AND ") + ")"
         case .in:
             switch rhs {
             case .list(let items):
-                guard let l = try operand(lhs, for: .unknown, options: folding) else { return "0" }
+                guard let l = try operand(lhs, for: .unknown, options: folding) else { return no }
                 var members: [String] = []
                 // Members that are not constants (`age IN {10, age}`) compare with `IS`, as `==`
                 // does: nil equals nil, as in memory (found by differential fuzzing: SQL's
@@ -357,13 +372,13 @@ package final class SQLQueryCompiler {
                         continue
                     }
                     guard let sql = try operand(item, for: lhsDomain, options: folding) else { continue }
-                    if case .constant = item { members.append(sql) } else { nullSafe.append("\(l) IS \(sql)") }
+                    if case .constant = item { members.append(sql) } else { nullSafe.append(dialect.isNotDistinct(l, sql)) }
                 }
                 var tests: [String] = []
                 if !members.isEmpty { tests.append(membership(l, members, parametersFrom: firstMember)) }
                 if matchesNil { tests.append("\(l) IS NULL") }
                 tests += nullSafe
-                return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+                return tests.isEmpty ? no : "(" + tests.joined(separator: " OR ") + ")"
             case .constant(.string), .column(_, .string), .computed(_, .string):
                 // `name IN 'text'`: a substring test.
                 return try stringTest("ps_contains", subject: rhs, pattern: lhs, options: options)
@@ -385,7 +400,7 @@ package final class SQLQueryCompiler {
         case .like:
             return try stringTest("ps_like", subject: lhs, pattern: rhs, options: options)
         case .matches:
-            guard let subject = try stringOperand(lhs, fold: []), let pattern = try stringOperand(rhs, fold: []) else { return "0" }
+            guard let subject = try stringOperand(lhs, fold: []), let pattern = try stringOperand(rhs, fold: []) else { return no }
             if case .constant(.string(let text)) = rhs {
                 _ = try PatternMatcher.regularExpression(text, options: options)  // reports a bad pattern now
             }
@@ -404,7 +419,7 @@ package final class SQLQueryCompiler {
 
     private func stringTest(_ function: String, subject: Value, pattern: Value, options: ComparisonPredicate.Options) throws -> String {
         let fold = options.folds ? options : []
-        guard let s = try stringOperand(subject, fold: fold), let p = try stringOperand(pattern, fold: fold) else { return "0" }
+        guard let s = try stringOperand(subject, fold: fold), let p = try stringOperand(pattern, fold: fold) else { return no }
         return "\(function)(\(s), \(p))"
     }
 
@@ -414,7 +429,7 @@ package final class SQLQueryCompiler {
         let fold = options.folds ? options : []
         let subject = fold.isEmpty ? column : "ps_fold(\(column), \(fold.rawValue & 3))"
         let folded = fold.fold(prefix)
-        if folded.isEmpty { return "(\(subject) IS NOT NULL AND typeof(\(subject)) = 'text')" }
+        if folded.isEmpty { return "(\(subject) IS NOT NULL AND \(dialect.isText(subject)))" }
         guard let upper = Self.successor(ofPrefix: folded) else {
             return "ps_beginswith(\(subject), \(parameter(.string(folded))))"
         }
@@ -443,22 +458,22 @@ package final class SQLQueryCompiler {
         case .constant(let constant):
             let isNull = constant.isNull
             switch op {
-            case .equalTo: return isNull ? "1" : "0"
-            case .notEqualTo: return isNull ? "0" : "1"
-            default: return "0"
+            case .equalTo: return isNull ? yes : no
+            case .notEqualTo: return isNull ? no : yes
+            default: return no
             }
-        case .list, .collection: return op == .notEqualTo ? "1" : "0"
+        case .list, .collection: return op == .notEqualTo ? yes : no
         }
         switch op {
         case .equalTo: return "(\(sql) IS NULL)"
         case .notEqualTo: return "(\(sql) IS NOT NULL)"
-        default: return "0"
+        default: return no
         }
     }
 
     /// Comparisons where one side is an object: by primary key and entity.
     private func compareObject(_ objectValue: Value, _ op: ComparisonPredicate.Operator, _ other: Value) throws -> String {
-        guard case .object(let ref) = objectValue else { return "0" }
+        guard case .object(let ref) = objectValue else { return no }
         switch op {
         case .equalTo, .notEqualTo:
             let equal: String
@@ -468,13 +483,13 @@ package final class SQLQueryCompiler {
             case .constant(let constant):
                 equal = objectEquals(ref, constant)
             case .object(let otherRef):
-                var parts = ["\(ref.key) IS \(otherRef.key)"]
-                if let a = ref.entityNumber, let b = otherRef.entityNumber { parts.append("\(a) IS \(b)") }
+                var parts = [dialect.isNotDistinct(ref.key, otherRef.key)]
+                if let a = ref.entityNumber, let b = otherRef.entityNumber { parts.append(dialect.isNotDistinct(a, b)) }
                 equal = "(" + parts.joined(separator: " AND ") + ")"
             default:
-                equal = "0"
+                equal = no
             }
-            return op == .equalTo ? equal : "(NOT COALESCE(\(equal), 0))"
+            return op == .equalTo ? equal : "(NOT \(dialect.orFalse(equal)))"
         case .in:
             guard case .list(let items) = other else { return try compareObject(objectValue, .equalTo, other) }
             // Keys grouped by entity number, so any number of IDs compiles to one membership
@@ -506,9 +521,9 @@ package final class SQLQueryCompiler {
                 }
             }
             if matchesNil { tests.append("\(ref.key) IS NULL") }
-            return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+            return tests.isEmpty ? no : "(" + tests.joined(separator: " OR ") + ")"
         default:
-            return "0"
+            return no
         }
     }
 
@@ -532,12 +547,53 @@ package final class SQLQueryCompiler {
         let bound = Array(parameters[first...])
         let plain =
             members.count > largeList && bound.count == members.count
-            && members.enumerated().allSatisfy { $0.element == "?\(first + $0.offset + 1)" }
-        if plain, let json = Self.jsonArray(bound) {
-            parameters.removeSubrange(first...)
-            return "\(sql) IN (SELECT value FROM json_each(\(parameter(.string(json)))))"
+            && members.enumerated().allSatisfy { $0.element == dialect.placeholder(first + $0.offset + 1, for: bound[$0.offset]) }
+        if plain {
+            switch dialect.kind {
+            case .sqlite:
+                if let json = Self.jsonArray(bound) {
+                    parameters.removeSubrange(first...)
+                    return "\(sql) IN (SELECT value FROM json_each(\(parameter(.string(json)))))"
+                }
+            case .postgreSQL:
+                // One array parameter: `= ANY($n::bigint[])` (or `text[]`).
+                if let (array, type) = Self.postgreSQLArray(bound) {
+                    parameters.removeSubrange(first...)
+                    return "\(sql) = ANY(\(parameter(.string(array)))::\(type)[])"
+                }
+            }
         }
         return "\(sql) IN (\(members.joined(separator: ", ")))"
+    }
+
+    /// A PostgreSQL array literal of integers (`{1,2}`, type `bigint`) or of texts
+    /// (`{"a","b"}`, type `text`); nil when the values are of mixed or other kinds.
+    static func postgreSQLArray(_ values: [StoreValue]) -> (String, String)? {
+        var literal = "{"
+        var type: String?
+        for (index, value) in values.enumerated() {
+            if index > 0 { literal += "," }
+            switch value {
+            case .int(let number) where type != "text":
+                type = "bigint"
+                literal += String(number)
+            case .string(let text) where type != "bigint":
+                type = "text"
+                literal += "\""
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "\"": literal += "\\\""
+                    case "\\": literal += "\\\\"
+                    case "\0": return nil
+                    default: literal.unicodeScalars.append(scalar)
+                    }
+                }
+                literal += "\""
+            default: return nil
+            }
+        }
+        guard let type else { return nil }
+        return (literal + "}", type)
     }
 
     /// A JSON array of integers and texts; nil when a value is of another kind (or text holds
@@ -576,12 +632,12 @@ package final class SQLQueryCompiler {
         guard case .objectID(let id) = constant, id.storeIdentifier == storeIdentifier, case .int(let key)? = id.referenceObject,
             let number = schema.entityNumbers[id.entityName],
             model.rootEntityName(of: id.entityName) == model.rootEntityName(of: ref.entity)
-        else { return "0" }
+        else { return no }
         if let entityNumber = ref.entityNumber {
             return "(\(ref.key) = \(parameter(.int(key))) AND \(entityNumber) = \(number))"
         }
         return id.entityName == ref.entity || model.isEntity(id.entityName, kindOf: ref.entity)
-            ? "(\(ref.key) = \(parameter(.int(key))))" : "0"
+            ? "(\(ref.key) = \(parameter(.int(key))))" : no
     }
 
     // MARK: Expressions
@@ -640,7 +696,7 @@ package final class SQLQueryCompiler {
             case (true, false, .add), (true, false, .subtract), (false, true, .add): type = .date
             default: type = nil
             }
-            if op == .divide { return .computed("(CAST(\(l) AS REAL) / \(r))", .double) }
+            if op == .divide { return .computed("(CAST(\(l) AS \(dialect.doubleType)) / \(r))", .double) }
             return .computed("(\(l) \(op.rawValue) \(r))", type)
         }
     }
@@ -714,7 +770,7 @@ package final class SQLQueryCompiler {
                             entity: destination.name, joins: ref.joins, alias: nil))
                 case .toManyThroughInverse(let table, let column, _), .toManyWithoutInverse(let table, let column, _):
                     let target = newAlias("d")
-                    let opened = collection ?? Collection()
+                    let opened = collection ?? Collection(dialect: dialect)
                     if collection == nil {
                         opened.joins.clauses.append("\(Self.q(table)) \(target)")
                         opened.conditions.append("\(target).\(Self.q(column)) = \(source).Z_PK")
@@ -729,7 +785,7 @@ package final class SQLQueryCompiler {
                 case .manyToMany(let table, let sourceColumn, let destinationColumn, _):
                     let link = newAlias("j")
                     let target = newAlias("d")
-                    let opened = collection ?? Collection()
+                    let opened = collection ?? Collection(dialect: dialect)
                     let join = "JOIN \(Self.q(destination.table)) \(target) ON \(target).Z_PK = \(link).\(Self.q(destinationColumn))"
                     if collection == nil {
                         opened.joins.clauses.append("\(Self.q(table)) \(link) \(join)")
@@ -756,7 +812,7 @@ package final class SQLQueryCompiler {
         var type: AttributeType?
         switch element {
         case .column(let sql, let t):
-            elementSQL = sql
+            elementSQL = dialect.number(sql, type: t)
             type = t
         case .computed(let sql, let t):
             elementSQL = sql
@@ -784,7 +840,7 @@ package final class SQLQueryCompiler {
             switch op {
             case .count: return .computed("(CASE WHEN \(elementSQL) IS NULL THEN 0 ELSE 1 END)", .integer64)
             case .sum: return .computed("COALESCE(\(elementSQL), 0)", type)
-            case .avg: return .computed("CAST(\(elementSQL) AS REAL)", .double)
+            case .avg: return .computed("CAST(\(elementSQL) AS \(dialect.doubleType))", .double)
             case .min, .max: return .computed(elementSQL, type)
             }
         }
@@ -817,7 +873,7 @@ extension SQLQueryCompiler {
             } else {
                 name = parameter(.string(ref.entity))
             }
-            return ["(CASE WHEN \(ref.key) IS NULL THEN NULL ELSE \(name) || '/p' || \(ref.key) END) \(direction)"]
+            return ["(CASE WHEN \(ref.key) IS NULL THEN NULL ELSE \(name) || '/p' || \(dialect.text(ref.key)) END) \(direction)"]
         case .constant:
             return []
         case .list, .collection:
@@ -861,7 +917,7 @@ extension SQLQueryCompiler {
         }
         guard let sql = try operand(compiled, for: .attribute(type), options: []) else { return "NULL" }
         switch type {
-        case .integer16, .integer32, .integer64, .boolean: return "CAST(\(sql) AS INTEGER)"
+        case .integer16, .integer32, .integer64, .boolean: return dialect.integer(sql, for: type)
         default: return sql
         }
     }
