@@ -1,0 +1,182 @@
+import Foundation
+import StoreCore
+
+/// The PostgreSQL form of Core Data's layout (``SQLSchema``, shared with the SQLite store): the
+/// same tables, columns, keys and indexes in the store's own PostgreSQL schema, with
+/// PostgreSQL's column types, plus the `ps_…` functions the shared SQL compiler calls.
+///
+/// Column types, by attribute type:
+///
+/// | attribute | column |
+/// |---|---|
+/// | Integer 16 / 32 / 64 | `smallint` / `integer` / `bigint` |
+/// | Boolean | `boolean` |
+/// | Double, Float | `double precision` |
+/// | Decimal | `numeric` |
+/// | String, URI, object ID | `text COLLATE "C"` (ordered by Unicode scalars, as in memory and in SQLite) |
+/// | Date | `double precision`: seconds since 2001-01-01, as Core Data's SQLite files keep them |
+/// | Binary data, transformable | `bytea` |
+/// | UUID | `uuid` |
+///
+/// Dates are not `timestamptz`: that type keeps microseconds only, so a date would not read
+/// back bit for bit (the conformance suite's round trips require it) and an equality predicate
+/// with the date just saved would not match it. `Z_PK`, `Z_ENT`, `Z_OPT`, foreign keys and
+/// order columns are `bigint`.
+///
+/// The string functions follow Foundation's folding where PostgreSQL has the same operation
+/// (`lower`, `unaccent`, `normalize` to NFC, `starts_with`, `strpos`, `LIKE`, `~`), which
+/// agrees for the text applications store; see `docs/postgresql.md` for where it does not
+/// (full case folding such as `ß` → `ss`, regular-expression dialects).
+enum PostgreSQLSchema {
+    /// The PostgreSQL type of a column of `table` in `schema`.
+    static func columnType(_ column: SQLSchema.Column, attributeTypes: [String: AttributeType]) -> String {
+        guard let type = attributeTypes[column.name] else { return "bigint" }
+        switch type {
+        case .integer16: return "smallint"
+        case .integer32: return "integer"
+        case .integer64: return "bigint"
+        case .boolean: return "boolean"
+        case .double, .float, .date: return "double precision"
+        case .decimal: return "numeric"
+        case .string, .uri, .objectID: return "text COLLATE \"C\""
+        case .binaryData, .transformable: return "bytea"
+        case .uuid: return "uuid"
+        }
+    }
+
+    /// Attribute types by column, per table.
+    static func attributeTypes(of schema: SQLSchema) -> [String: [String: AttributeType]] {
+        var types: [String: [String: AttributeType]] = [:]
+        for mapping in schema.entities.values {
+            for attribute in mapping.attributes { types[mapping.table, default: [:]][attribute.column] = attribute.type }
+        }
+        return types
+    }
+
+    /// The statements that create the store's tables, indexes and functions in the PostgreSQL
+    /// schema `name` (which must not exist yet, or be empty): system tables, entity and join
+    /// tables, indexes, functions. Run in one transaction with ``functionStatements(unaccentSchema:)``.
+    static func createStatements(for schema: SQLSchema) -> [String] {
+        var statements = [
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT bigint PRIMARY KEY, Z_NAME text, Z_SUPER bigint, Z_MAX bigint)",
+            "CREATE TABLE Z_METADATA (Z_VERSION bigint PRIMARY KEY, Z_UUID text, Z_PLIST bytea)",
+        ]
+        let types = attributeTypes(of: schema)
+        for table in schema.tables {
+            var parts = table.columns.map { column in
+                column.name == "Z_PK" && table.isEntityTable
+                    ? "Z_PK bigint PRIMARY KEY"
+                    : "\(SQLSchema.sql(column.name)) \(columnType(column, attributeTypes: types[table.name] ?? [:]))"
+            }
+            if !table.primaryKey.isEmpty {
+                parts.append("PRIMARY KEY (\(table.primaryKey.map(SQLSchema.sql).joined(separator: ", ")))")
+            }
+            statements.append("CREATE TABLE \(SQLSchema.sql(table.name)) (\(parts.joined(separator: ", ")))")
+        }
+        statements += schema.indexes.map(SQLSchema.createStatement(for:))
+        return statements
+    }
+
+    /// The `ps_…` functions of the shared compiler (see `SQLQueryCompiler`), created in the
+    /// store's schema; `extensionSchema` is where the `unaccent` extension is (its function and
+    /// dictionary are named with it, so they are found whatever the search path). Each test
+    /// returns false (never NULL) for a NULL argument, as SQLite's do.
+    static func functionStatements(extensionSchema: String) -> [String] {
+        let quoted = PostgreSQLConnection.quote(extensionSchema)
+        func unaccent(_ argument: String) -> String {
+            "\(quoted).unaccent('\(quoted.replacingOccurrences(of: "'", with: "''")).unaccent'::regdictionary, \(argument))"
+        }
+        return [
+            """
+            CREATE FUNCTION ps_fold(t text, flags bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+              SELECT CASE flags & 3
+                WHEN 0 THEN t
+                WHEN 1 THEN normalize(lower(normalize(t, NFC)), NFC)
+                WHEN 2 THEN normalize(\(unaccent("normalize(t, NFC)")), NFC)
+                ELSE normalize(lower(\(unaccent("normalize(t, NFC)"))), NFC) END
+            $$
+            """,
+            """
+            CREATE FUNCTION ps_beginswith(t text, p text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+              SELECT COALESCE(starts_with(t, p), false)
+            $$
+            """,
+            """
+            CREATE FUNCTION ps_endswith(t text, p text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+              SELECT COALESCE(length(p) <= length(t) AND right(t, length(p)) = p, false)
+            $$
+            """,
+            """
+            CREATE FUNCTION ps_contains(t text, p text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+              SELECT COALESCE(strpos(t, p) > 0, false)
+            $$
+            """,
+            // `*` any run, `?` one character, `\\` makes the next character literal; PostgreSQL's
+            // own wildcards are escaped.
+            """
+            CREATE FUNCTION ps_like(t text, p text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+            DECLARE
+              pattern text := '';
+              c text;
+              escaping boolean := false;
+            BEGIN
+              IF t IS NULL OR p IS NULL THEN RETURN false; END IF;
+              FOREACH c IN ARRAY regexp_split_to_array(p, '') LOOP
+                IF escaping THEN
+                  pattern := pattern || CASE WHEN c IN ('%', '_', E'\\\\') THEN E'\\\\' || c ELSE c END;
+                  escaping := false;
+                ELSIF c = E'\\\\' THEN escaping := true;
+                ELSIF c = '*' THEN pattern := pattern || '%';
+                ELSIF c = '?' THEN pattern := pattern || '_';
+                ELSIF c IN ('%', '_') THEN pattern := pattern || E'\\\\' || c;
+                ELSE pattern := pattern || c;
+                END IF;
+              END LOOP;
+              RETURN t COLLATE "C" LIKE pattern;
+            END
+            $$
+            """,
+            // The whole text must match; `.` does not match a line break (`(?p)`), as in
+            // Foundation's regular expressions.
+            """
+            CREATE FUNCTION ps_matches(t text, re text, flags bigint) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+              SELECT CASE WHEN t IS NULL OR re IS NULL THEN false
+                WHEN flags & 1 = 1 THEN ps_fold(t, flags & 2) ~* ('(?p)\\A(?:' || ps_fold(re, flags & 2) || ')\\Z')
+                ELSE ps_fold(t, flags & 2) ~ ('(?p)\\A(?:' || ps_fold(re, flags & 2) || ')\\Z') END
+            $$
+            """,
+        ]
+    }
+
+    /// Makes the PostgreSQL schema `endpoint.schema` hold `schema`'s layout on `connection`, whose
+    /// search path it sets to that schema: when the schema has no `Z_METADATA` table yet, creates
+    /// the tables, indexes and functions in one transaction (and the `unaccent` extension in
+    /// `public` when the database has none). Returns whether it created them.
+    @discardableResult
+    static func prepare(_ schema: SQLSchema, on connection: PostgreSQLConnection) throws -> Bool {
+        let name = PostgreSQLConnection.quote(connection.endpoint.schema)
+        try connection.execute("SET search_path TO \(name)", [], "choosing the schema \(connection.endpoint.schema)")
+        return try connection.transaction {
+            // One creator at a time in the whole database (the lock ends with the transaction):
+            // two processes opening a new store, or creating the extension, do not race.
+            try connection.execute("SELECT pg_advisory_xact_lock(\(creationLockKey))", [], "waiting for other processes creating stores")
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(name)", [], "creating the schema \(connection.endpoint.schema)")
+            let exists = try connection.execute(
+                "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(connection.endpoint.schema)],
+                "looking for the store's tables")
+            if exists.rowCount > 0 { return false }
+            try connection.execute("CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public", [], "creating the unaccent extension")
+            let found = try connection.execute(
+                "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'",
+                [], "finding the unaccent extension")
+            let extensionSchema = found.text(0, 0) ?? "public"
+            for statement in createStatements(for: schema) + functionStatements(extensionSchema: extensionSchema) {
+                try connection.execute(statement, [], "creating the store's tables in \(connection.endpoint.schema)")
+            }
+            return true
+        }
+    }
+
+    /// The advisory lock every store creation holds ("PSTORES" in ASCII).
+    static let creationLockKey: Int64 = 0x50_53_54_4F_52_45_53
+}

@@ -1,0 +1,106 @@
+import Conformance
+import Foundation
+@testable import PostgreSQLStore
+import StoreCore
+import StoreTestSupport
+import Testing
+
+/// The PostgreSQL form of Core Data's layout, and the `ps_…` functions the shared SQL compiler
+/// calls, checked against the code the in-memory evaluator runs.
+@Suite struct PostgreSQLSchemaTests {
+    /// A connection to a fresh store schema holding the layout of `model`.
+    static func prepared(_ model: ObjectModel) throws -> (PostgreSQLConnection, SQLSchema) {
+        let connection = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL("schema")))
+        let schema = try SQLSchema(model: model)
+        #expect(try PostgreSQLSchema.prepare(schema, on: connection))
+        return (connection, schema)
+    }
+
+    @Test func everyTableAndColumnOfTheLayoutIsCreatedWithPostgreSQLTypes() throws {
+        let model = try ConformanceModels.allTypes()
+        let (connection, schema) = try Self.prepared(model)
+        let rows = try connection.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1",
+            [.text(connection.endpoint.schema)])
+        var columns: [String: String] = [:]
+        for row in 0..<rows.rowCount {
+            columns["\(rows.text(row, 0) ?? "").\(rows.text(row, 1) ?? "")"] = rows.text(row, 2)
+        }
+        for table in schema.tables {
+            for column in table.columns {
+                #expect(columns["\(table.name.lowercased()).\(column.name.lowercased())"] != nil, "\(table.name).\(column.name)")
+            }
+        }
+        #expect(columns["z_metadata.z_plist"] == "bytea")
+        #expect(columns["z_primarykey.z_max"] == "bigint")
+        let types = PostgreSQLSchema.attributeTypes(of: schema)
+        let expected: [AttributeType: String] = [
+            .integer16: "smallint", .integer32: "integer", .integer64: "bigint", .boolean: "boolean", .double: "double precision",
+            .float: "double precision", .decimal: "numeric", .string: "text", .date: "double precision", .binaryData: "bytea",
+            .uuid: "uuid", .uri: "text",
+        ]
+        var checked = 0
+        for (table, byColumn) in types {
+            for (column, type) in byColumn {
+                guard let wanted = expected[type] else { continue }
+                #expect(columns["\(table.lowercased()).\(column.lowercased())"] == wanted, "\(table).\(column) (\(type))")
+                checked += 1
+            }
+        }
+        #expect(checked >= 10)
+        // Preparing again finds the tables and creates nothing.
+        #expect(try !PostgreSQLSchema.prepare(schema, on: PostgreSQLConnection(endpoint: connection.endpoint)))
+    }
+
+    static let texts = [
+        "", "a", "abc", "ABC", "Émile", "émile", "ÉMILE", "naïve café", "Ångström", "ÅNGSTRÖM", "straße", "İstanbul", "x*y", "x?y",
+        "50%_off", "back\\slash", "line\nbreak", "emoji 🙂", "e\u{301}", "ΣΊΣΥΦΟΣ", "日本語",
+    ]
+
+    @Test func foldingAgreesWithTheEvaluatorOnCommonText() throws {
+        let (connection, _) = try Self.prepared(try ConformanceModels.league())
+        // Full case folding (ß → ss) is Foundation's alone: PostgreSQL lowercases.
+        for text in Self.texts where !text.contains("ß") && !text.contains("İ") && !text.contains("Σ") {
+            for flags in 0...3 {
+                let options = ComparisonPredicate.Options(rawValue: flags)
+                let row = try connection.execute("SELECT ps_fold($1::text, $2::bigint)", [.text(text), .text(String(flags))])
+                #expect(row.text(0, 0) == options.fold(text), "ps_fold(\(text.debugDescription), \(flags))")
+            }
+        }
+    }
+
+    @Test func stringTestsAgreeWithThePatternMatcher() throws {
+        let (connection, _) = try Self.prepared(try ConformanceModels.league())
+        let patterns = ["", "a", "ab", "*", "?", "a*", "*c", "a?c", "\\*", "x\\*y", "x*y", "50%*", "*_*", "%", "_", "É*", "e\u{301}"]
+        for text in Self.texts {
+            for pattern in patterns {
+                let row = try connection.execute(
+                    "SELECT ps_beginswith($1::text, $2::text), ps_endswith($1::text, $2::text), ps_contains($1::text, $2::text), ps_like($1::text, $2::text)",
+                    [.text(text), .text(pattern)])
+                let label = "\(text.debugDescription) / \(pattern.debugDescription)"
+                #expect((row.text(0, 0) == "t") == PatternMatcher.hasPrefix(text, pattern), "beginswith \(label)")
+                #expect((row.text(0, 1) == "t") == PatternMatcher.hasSuffix(text, pattern), "endswith \(label)")
+                #expect((row.text(0, 2) == "t") == PatternMatcher.contains(text, pattern), "contains \(label)")
+                #expect((row.text(0, 3) == "t") == PatternMatcher.like(text, pattern: pattern), "like \(label)")
+            }
+        }
+        let nulls = try connection.execute("SELECT ps_like(NULL, 'a'), ps_contains('a', NULL), ps_matches(NULL, 'a', 0)")
+        #expect((0..<3).allSatisfy { nulls.text(0, $0) == "f" })
+    }
+
+    @Test func regularExpressionsAgreeWithTheEvaluatorOnCommonPatterns() throws {
+        let (connection, _) = try Self.prepared(try ConformanceModels.league())
+        let patterns = ["a.c", "[a-c]+", "(ab|cd)*", "\\d+", "É.*", "e.*", ".*", "x\\*y", "[[:alpha:]]+ [[:alpha:]]+"]
+        for text in Self.texts {
+            for pattern in patterns {
+                for flags in 0...3 {
+                    let options = ComparisonPredicate.Options(rawValue: flags)
+                    let expected = PatternMatcher.matches(text, try PatternMatcher.regularExpression(pattern, options: options), options: options)
+                    let row = try connection.execute(
+                        "SELECT ps_matches($1::text, $2::text, $3::bigint)", [.text(text), .text(pattern), .text(String(flags))])
+                    #expect((row.text(0, 0) == "t") == expected, "\(text.debugDescription) MATCHES\(flags) \(pattern.debugDescription)")
+                }
+            }
+        }
+    }
+}
