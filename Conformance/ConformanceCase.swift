@@ -23,6 +23,10 @@ public struct ConformanceCase: Sendable, Identifiable, CustomStringConvertible {
     public let requires: StoreCapabilities
     /// Whether the case also runs in the ``ConformanceEnvironment/Variant/afterReopen`` variant.
     public let runsAfterReopen: Bool
+    /// Whether the case is about store files (their bytes, empty files, files of another type,
+    /// file permissions): it is skipped for store types whose stores are not files (run with
+    /// ``ConformanceSuite/runs(storeType:cases:storeURLs:)``'s `storeURLs`, such as a server's).
+    public let filesOnly: Bool
     /// The body.
     public let body: @Sendable (ConformanceEnvironment) throws -> Void
     /// The protocol methods most likely at fault when the case fails, when the case names them
@@ -32,9 +36,10 @@ public struct ConformanceCase: Sendable, Identifiable, CustomStringConvertible {
     /// Creates a case.
     public init(
         _ name: String, behaviour: Int, area: Area, requires: StoreCapabilities = [], runsAfterReopen: Bool = false,
-        faultHint: String? = nil, body: @escaping @Sendable (ConformanceEnvironment) throws -> Void
+        filesOnly: Bool = false, faultHint: String? = nil, body: @escaping @Sendable (ConformanceEnvironment) throws -> Void
     ) {
         self.faultHint = faultHint
+        self.filesOnly = filesOnly
         self.name = name
         self.behaviour = behaviour
         self.area = area

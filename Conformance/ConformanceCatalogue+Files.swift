@@ -28,7 +28,7 @@ extension ConformanceCatalogue {
             }
         },
         ConformanceCase(
-            "a file of another type fails with 134010 untouched", behaviour: 4, area: .lifecycle, requires: .persistent,
+            "a file of another type fails with 134010 untouched", behaviour: 4, area: .lifecycle, requires: .persistent, filesOnly: true,
             faultHint: "the type check when the store is opened (loadMetadata() / load())"
         ) { env in
             let url = try requireURL(env)
@@ -49,7 +49,7 @@ extension ConformanceCatalogue {
                 try env.expectStoreUnchanged(at: url, ["": bytes], "\(what) after the refused add")
             }
         },
-        ConformanceCase("a truncated store is an error, never fewer objects", behaviour: 58, area: .badInput, requires: .persistent) { env in
+        ConformanceCase("a truncated store is an error, never fewer objects", behaviour: 58, area: .badInput, requires: .persistent, filesOnly: true) { env in
             let url = try requireURL(env)
             let stack = try env.openStack(try ConformanceModels.league(), url: url)
             for i in 0..<40 { try insert(stack.context, "Team", ["name": .string("team \(i) " + String(repeating: "x", count: 200))]) }
@@ -79,7 +79,7 @@ extension ConformanceCatalogue {
             }
         },
         ConformanceCase(
-            "read-only file and folder: reads work, saves fail cleanly", behaviour: 59, area: .badInput, requires: .persistent,
+            "read-only file and folder: reads work, saves fail cleanly", behaviour: 59, area: .badInput, requires: .persistent, filesOnly: true,
             faultHint: "save() / execute(.save) (report a write failure as a StoreError), loadMetadata() / load()"
         ) { env in
             let url = try requireURL(env)

@@ -15,7 +15,7 @@ extension ConformanceCatalogue {
             }
             try env.expect(error.message.contains(env.storeType), "134000 message lists the registered types: \(error.message)")
         },
-        ConformanceCase("store created at a missing URL", behaviour: 3, area: .lifecycle, requires: .persistent) { env in
+        ConformanceCase("store created at a missing URL", behaviour: 3, area: .lifecycle, requires: .persistent, filesOnly: true) { env in
             let url = try requireURL(env)
             try env.expect(!FileManager.default.fileExists(atPath: url.path), "precondition: no file")
             let stack = try env.openStack(try ConformanceModels.league(), url: url)
@@ -24,7 +24,7 @@ extension ConformanceCatalogue {
             try stack.context.save()
             try env.expect(FileManager.default.fileExists(atPath: url.path), "the store file exists after add and save")
         },
-        ConformanceCase("zero-length file is a new store", behaviour: 3, area: .lifecycle, requires: .persistent) { env in
+        ConformanceCase("zero-length file is a new store", behaviour: 3, area: .lifecycle, requires: .persistent, filesOnly: true) { env in
             let url = try requireURL(env)
             try env.expect(FileManager.default.createFile(atPath: url.path, contents: Data()), "precondition: empty file created")
             let stack = try env.openStack(try ConformanceModels.league(), url: url)
@@ -34,7 +34,7 @@ extension ConformanceCatalogue {
             let reopened = try env.reopen(stack)
             try env.expectEqual(try reopened.count("Team"), 1, "teams after save and reopen")
         },
-        ConformanceCase("remove detaches and keeps the file", behaviour: 3, area: .lifecycle, requires: .persistent) { env in
+        ConformanceCase("remove detaches and keeps the file", behaviour: 3, area: .lifecycle, requires: .persistent, filesOnly: true) { env in
             let url = try requireURL(env)
             let stack = try env.openStack(try ConformanceModels.league(), url: url)
             try stack.context.insert(entityName: "Team")

@@ -68,7 +68,7 @@ extension ConformanceCatalogue {
             try reopened.context.save()
             try env.expectEqual(try Data(contentsOf: url), bytes, "a save without changes leaves the file as it was")
         },
-        ConformanceCase("garbage and truncated files are errors", behaviour: 58, area: .badInput, requires: .persistent) { env in
+        ConformanceCase("garbage and truncated files are errors", behaviour: 58, area: .badInput, requires: .persistent, filesOnly: true) { env in
             let url = try requireURL(env)
             let stack = try env.openStack(try ConformanceModels.league(), url: url)
             for i in 0..<5 { try insert(stack.context, "Team", ["name": .string("team\(i)")]) }

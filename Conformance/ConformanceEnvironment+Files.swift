@@ -8,6 +8,8 @@ extension ConformanceEnvironment {
     /// The bytes of the store at `url`: relative path → contents. A single file is keyed `""`;
     /// a folder gives each regular file under it. Empty when nothing is there.
     public func storeContents(at url: URL) throws -> [String: Data] {
+        // A store that is not a file (a server's) has no bytes here to compare.
+        guard url.isFileURL else { return [:] }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return [:] }
         guard isFolder.boolValue else { return ["": try Data(contentsOf: url)] }
@@ -24,6 +26,7 @@ extension ConformanceEnvironment {
 
     /// Replaces whatever is at `url` with `contents` (as ``storeContents(at:)`` returns them).
     public func writeStore(_ contents: [String: Data], at url: URL) throws {
+        guard url.isFileURL else { throw ConformanceFailure("\(url) is not a file: its store cannot be replaced by bytes") }
         if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
         if let single = contents[""], contents.count == 1 {
             try single.write(to: url)

@@ -22,19 +22,29 @@ public struct ConformanceEnvironment: Sendable {
     public let variant: Variant
     /// The store type's capabilities.
     public let capabilities: StoreCapabilities
+    /// Where the stores of this run live when they are not files in ``directory`` (a server's
+    /// URLs): the URL for each store name; nil for files.
+    public let storeURLs: (@Sendable (_ name: String) -> URL?)?
 
-    /// Creates an environment.
-    public init(storeType: String, registry: StoreRegistry, directory: URL, variant: Variant, capabilities: StoreCapabilities) {
+    /// Creates an environment; `storeURLs` gives the stores' URLs of a store type whose stores
+    /// are not files (nil for files in `directory`).
+    public init(
+        storeType: String, registry: StoreRegistry, directory: URL, variant: Variant, capabilities: StoreCapabilities,
+        storeURLs: (@Sendable (_ name: String) -> URL?)? = nil
+    ) {
         self.storeType = storeType
         self.registry = registry
         self.directory = directory
         self.variant = variant
         self.capabilities = capabilities
+        self.storeURLs = storeURLs
     }
 
-    /// A URL in the case's folder for a store file, or nil for store types that need none and
-    /// are not persistent.
+    /// A URL in the case's folder for a store file (or the run's own URL for a store type whose
+    /// stores are not files, see ``storeURLs``), or nil for store types that need none and are
+    /// not persistent.
     public func storeURL(_ name: String = "store") -> URL? {
+        if let storeURLs { return storeURLs(name) }
         if capabilities.contains(.noURL) && !capabilities.contains(.persistent) { return nil }
         return directory.appendingPathComponent("\(name).\(storeType.lowercased())")
     }

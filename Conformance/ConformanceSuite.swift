@@ -27,11 +27,18 @@ public enum ConformanceSuite {
 
     /// Every (case × variant) run for a store type: each case once from the cache, and again
     /// after reopen when it asks for it.
-    public static func runs(storeType: String, cases: [ConformanceCase] = allCases) -> [ConformanceRun] {
+    ///
+    /// `storeURLs` gives the URL of each store of a run whose stores are not files (a server's
+    /// store type): called with the run's fresh folder, which no other run shares, and the
+    /// store's name in the case.
+    public static func runs(
+        storeType: String, cases: [ConformanceCase] = allCases,
+        storeURLs: (@Sendable (_ directory: URL, _ name: String) -> URL?)? = nil
+    ) -> [ConformanceRun] {
         cases.flatMap { testCase -> [ConformanceRun] in
-            var runs = [ConformanceRun(storeType: storeType, testCase: testCase, variant: .fromCache)]
+            var runs = [ConformanceRun(storeType: storeType, testCase: testCase, variant: .fromCache, storeURLs: storeURLs)]
             if testCase.runsAfterReopen {
-                runs.append(ConformanceRun(storeType: storeType, testCase: testCase, variant: .afterReopen))
+                runs.append(ConformanceRun(storeType: storeType, testCase: testCase, variant: .afterReopen, storeURLs: storeURLs))
             }
             return runs
         }
@@ -61,12 +68,19 @@ public struct ConformanceRun: Sendable, CustomStringConvertible {
     public let testCase: ConformanceCase
     /// The variant.
     public let variant: ConformanceEnvironment.Variant
+    /// The URL of each store of the run when they are not files (see
+    /// ``ConformanceSuite/runs(storeType:cases:storeURLs:)``).
+    public let storeURLs: (@Sendable (_ directory: URL, _ name: String) -> URL?)?
 
     /// Creates a run.
-    public init(storeType: String, testCase: ConformanceCase, variant: ConformanceEnvironment.Variant) {
+    public init(
+        storeType: String, testCase: ConformanceCase, variant: ConformanceEnvironment.Variant,
+        storeURLs: (@Sendable (_ directory: URL, _ name: String) -> URL?)? = nil
+    ) {
         self.storeType = storeType
         self.testCase = testCase
         self.variant = variant
+        self.storeURLs = storeURLs
     }
 
     /// "<store> #<n> <name> [variant]".
@@ -78,6 +92,10 @@ public struct ConformanceRun: Sendable, CustomStringConvertible {
     public var requiredCapabilities: StoreCapabilities {
         variant == .afterReopen ? testCase.requires.union(.persistent) : testCase.requires
     }
+
+    /// Whether the case applies to the run's stores: false for a case about store files when
+    /// the stores are not files (``storeURLs`` is set).
+    public var appliesToItsStores: Bool { !(testCase.filesOnly && storeURLs != nil) }
 
     /// The capabilities the run needs that the store type lacks; empty when it can run.
     public func missingCapabilities(registry: StoreRegistry = .shared) -> StoreCapabilities {
@@ -114,15 +132,23 @@ public struct ConformanceRun: Sendable, CustomStringConvertible {
         if !missing.isEmpty {
             return ConformanceResult(run: self, outcome: .skipped("needs \(missing.names.joined(separator: ", "))"))
         }
+        if !appliesToItsStores {
+            return ConformanceResult(run: self, outcome: .skipped("applies to stores kept in files"))
+        }
         let suspects = testCase.suspects(incremental: type.capabilities.contains(.incremental))
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("conformance-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var urls: (@Sendable (String) -> URL?)?
+            if let storeURLs {
+                let folder = directory
+                urls = { name in storeURLs(folder, name) }
+            }
             let environment = ConformanceEnvironment(
                 storeType: storeType, registry: registry, directory: directory, variant: variant,
-                capabilities: type.capabilities)
+                capabilities: type.capabilities, storeURLs: urls)
             try testCase.body(environment)
             return ConformanceResult(run: self, outcome: .passed)
         } catch let failure as ConformanceFailure {

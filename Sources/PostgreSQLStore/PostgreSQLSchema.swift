@@ -24,7 +24,9 @@ import StoreCore
 /// order columns are `bigint`.
 ///
 /// The string functions follow Foundation's folding where PostgreSQL has the same operation
-/// (`lower`, `unaccent`, `normalize` to NFC, `starts_with`, `strpos`, `LIKE`, `~`), which
+/// (`lower` under ICU's root collation `und-x-icu` — under the columns' `C` collation it would
+/// lower ASCII letters only —, `unaccent`, `normalize` to NFC, `starts_with`, `strpos`, `LIKE`,
+/// `~`), which
 /// agrees for the text applications store; see `docs/postgresql.md` for where it does not
 /// (full case folding such as `ß` → `ss`, regular-expression dialects).
 enum PostgreSQLSchema {
@@ -91,9 +93,9 @@ enum PostgreSQLSchema {
             CREATE FUNCTION ps_fold(t text, flags bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
               SELECT CASE flags & 3
                 WHEN 0 THEN t
-                WHEN 1 THEN normalize(lower(normalize(t, NFC)), NFC)
+                WHEN 1 THEN normalize(lower(normalize(t, NFC) COLLATE "und-x-icu"), NFC)
                 WHEN 2 THEN normalize(\(unaccent("normalize(t, NFC)")), NFC)
-                ELSE normalize(lower(\(unaccent("normalize(t, NFC)"))), NFC) END
+                ELSE normalize(lower(\(unaccent("normalize(t, NFC)")) COLLATE "und-x-icu"), NFC) END
             $$
             """,
             """

@@ -72,6 +72,15 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// The direction of an `ORDER BY` term, nil first ascending and last descending, as in
+    /// memory (SQLite's own order; PostgreSQL puts nulls last ascending).
+    package func direction(ascending: Bool) -> String {
+        switch kind {
+        case .sqlite: return ascending ? "ASC" : "DESC"
+        case .postgreSQL: return ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
+        }
+    }
+
     /// The floating-point type's name in a cast.
     package var doubleType: String { kind == .sqlite ? "REAL" : "double precision" }
 

@@ -853,7 +853,7 @@ extension SQLQueryCompiler {
     /// diacritic-insensitive comparisons), nil first ascending as in memory. An object sorts as
     /// its URI does (entity name, then `p<key>` as text).
     package func orderTerms(for key: SortKey) throws -> [String] {
-        let direction = key.ascending ? "ASC" : "DESC"
+        let direction = dialect.direction(ascending: key.ascending)
         switch try value(key.expression) {
         case .column(let sql, .string), .computed(let sql, .some(.string)):
             switch key.comparison {

@@ -1,0 +1,185 @@
+import Foundation
+import StoreCore
+
+extension PostgreSQLStore {
+    /// Answers a fetch in SQL compiled by the shared compiler in PostgreSQL's dialect: the
+    /// predicate, sort keys, window and count; dictionary results are shaped in memory from the
+    /// objects the SQL selects.
+    func fetch(_ request: FetchRequest) throws -> StoreResult {
+        let (connection, schema) = try ready()
+        guard let mapping = schema.entities[request.entityName] else {
+            switch request.resultType {
+            case .managedObjects: return .nodes([])
+            case .objectIDs: return .objectIDs([])
+            case .count: return .count(0)
+            case .dictionaries: return .dictionaries([])
+            }
+        }
+        if request.resultType == .dictionaries { return try fetchDictionaries(request, connection: connection, schema: schema) }
+        let numbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
+        let treeNumbers = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
+        let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping, dialect: .postgreSQL)
+        var conditions: [String] = []
+        if Set(numbers) != Set(treeNumbers) {
+            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        }
+        if let predicate = request.predicate, predicate != .truePredicate {
+            conditions.append(try compiler.condition(predicate))
+        }
+        var order: [String] = []
+        if request.resultType != .count || request.fetchLimit > 0 || request.fetchOffset > 0 {
+            for key in request.sortKeys { order += try compiler.orderTerms(for: key) }
+            order.append("t0.Z_PK")
+        }
+        var window = ""
+        if request.fetchLimit > 0 || request.fetchOffset > 0 {
+            let limit = request.fetchLimit > 0 ? compiler.parameter(.int(Int64(request.fetchLimit))) : "ALL"
+            window = " LIMIT \(limit) OFFSET \(compiler.parameter(.int(Int64(max(0, request.fetchOffset)))))"
+        }
+        let reader = rowReader(for: numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }, schema: schema)
+        let from = ([SQLSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let orderClause = order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", ")
+        let parameters = Self.parameters(compiler.parameters)
+        switch request.resultType {
+        case .count:
+            let sql =
+                window.isEmpty
+                ? "SELECT COUNT(*) FROM \(from)\(whereClause)"
+                : "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM \(from)\(whereClause)\(orderClause)\(window)) AS counted"
+            return .count(Int(try connection.execute(sql, parameters, "counting \(request.entityName)").int64(0, 0) ?? 0))
+        case .objectIDs:
+            let rows = try connection.execute(
+                "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)", parameters, "fetching \(request.entityName)")
+            return .objectIDs(
+                try (0..<rows.rowCount).map { row in
+                    try objectID(entityNumber: Int(rows.int64(row, 1) ?? 0), primaryKey: rows.int64(row, 0) ?? 0, schema: schema)
+                })
+        case .managedObjects, .dictionaries:
+            let rows = try connection.execute(
+                "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)", parameters,
+                "fetching \(request.entityName)")
+            var nodes = try (0..<rows.rowCount).map { try reader.node(from: rows, row: $0, place: place) }
+            for keyPath in request.relationshipKeyPathsForPrefetching {
+                let name = String(keyPath.split(separator: ".", maxSplits: 1).first ?? "")
+                guard model.relationship(name, of: mapping.name)?.isToMany == true else { continue }
+                for index in nodes.indices {
+                    nodes[index].setDestinations(try newValue(forRelationship: name, forObjectWith: nodes[index].objectID), forToMany: name)
+                }
+            }
+            return .nodes(nodes)
+        }
+    }
+
+    /// A dictionary fetch: the objects the predicate selects (in SQL), then grouped, aggregated,
+    /// sorted and windowed in memory by the shared query engine.
+    private func fetchDictionaries(_ request: FetchRequest, connection: PostgreSQLConnection, schema: SQLSchema) throws -> StoreResult {
+        var selecting = request
+        selecting.resultType = .managedObjects
+        selecting.fetchLimit = 0
+        selecting.fetchOffset = 0
+        selecting.sortKeys = []
+        guard case .nodes(let nodes) = try fetch(selecting) else { return .dictionaries([]) }
+        var shaping = request
+        shaping.predicate = nil
+        let graph = NodeGraph(
+            model: model, node: { [self] id in try? newValues(forObjectWith: id) },
+            relatedObjectIDs: { [self] name, id in try newValue(forRelationship: name, forObjectWith: id) })
+        return try QueryEngine.execute(shaping, over: nodes, graph: graph)
+    }
+
+    /// The values of one object, read by primary key; 133000 when the row does not exist.
+    public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
+        let (connection, schema) = try ready()
+        let mapping = try self.mapping(of: objectID.entityName)
+        let key = try primaryKey(of: objectID)
+        let reader = rowReader(for: [mapping], schema: schema)
+        let rows = try connection.execute(
+            "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1 AND Z_ENT = $2",
+            [.text(String(key)), .text(String(mapping.number))], "reading \(objectID)")
+        guard rows.rowCount == 1 else { throw Self.missing(objectID) }
+        return try reader.node(from: rows, row: 0, place: place)
+    }
+
+    /// The destinations of one relationship of one object, in order for ordered relationships.
+    public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
+        let (connection, schema) = try ready()
+        let mapping = try self.mapping(of: objectID.entityName)
+        let key = try primaryKey(of: objectID)
+        guard let storage = mapping.relationships[relationshipName],
+            let relationship = model.relationship(relationshipName, of: objectID.entityName),
+            let destination = schema.entities[relationship.destinationEntityName]
+        else {
+            throw StoreError(
+                .persistentStoreOperation, "Entity \(objectID.entityName) has no stored relationship \(relationshipName)",
+                entityName: objectID.entityName, propertyName: relationshipName)
+        }
+        let keyParameter = PostgreSQLParameter.text(String(key))
+        let context = "reading \(objectID.entityName).\(relationshipName) of \(objectID)"
+        switch storage {
+        case .toOne(let column, let entityColumn):
+            let rows = try connection.execute(
+                "SELECT Z_ENT, \(SQLSchema.sql(column)), \(entityColumn.map(SQLSchema.sql) ?? "NULL::bigint") FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1",
+                [keyParameter], context)
+            guard rows.rowCount == 1, rows.int64(0, 0) == Int64(mapping.number) else { throw Self.missing(objectID) }
+            guard let target = rows.int64(0, 1) else { return [] }
+            guard let number = rows.int64(0, 2) else {
+                return [ObjectID(storeIdentifier: identifier, entityName: destination.name, reference: .int(target))]
+            }
+            return [try self.objectID(entityNumber: Int(number), primaryKey: target, schema: schema)]
+        case .toManyThroughInverse(let table, let column, let orderColumn), .toManyWithoutInverse(let table, let column, let orderColumn):
+            let order = orderColumn.map { "\(SQLSchema.sql($0)), Z_PK" } ?? "Z_PK"
+            let rows = try connection.execute(
+                "SELECT Z_PK, Z_ENT FROM \(SQLSchema.sql(table)) WHERE \(SQLSchema.sql(column)) = $1 ORDER BY \(order)", [keyParameter], context)
+            return try (0..<rows.rowCount).map {
+                try self.objectID(entityNumber: Int(rows.int64($0, 1) ?? 0), primaryKey: rows.int64($0, 0) ?? 0, schema: schema)
+            }
+        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+            let target = SQLSchema.sql(destinationColumn)
+            let order = orderColumn.map { "j.\(SQLSchema.sql($0)), j.\(target)" } ?? "j.\(target)"
+            let rows = try connection.execute(
+                "SELECT j.\(target), d.Z_ENT FROM \(SQLSchema.sql(table)) j JOIN \(SQLSchema.sql(destination.table)) d ON d.Z_PK = j.\(target) WHERE j.\(SQLSchema.sql(sourceColumn)) = $1 ORDER BY \(order)",
+                [keyParameter], context)
+            return try (0..<rows.rowCount).map {
+                try self.objectID(entityNumber: Int(rows.int64($0, 1) ?? 0), primaryKey: rows.int64($0, 0) ?? 0, schema: schema)
+            }
+        }
+    }
+
+    /// Permanent IDs from `Z_MAX` of each entity tree's root, taken with one `UPDATE …
+    /// RETURNING` per tree (atomic, so no other process is handed the same keys).
+    public func obtainPermanentIDs(for objectIDs: [ObjectID]) throws -> [ObjectID] {
+        let (connection, schema) = try ready()
+        var counts: [Int: Int] = [:]
+        var counters: [Int] = []
+        for id in objectIDs {
+            let mapping = try self.mapping(of: id.entityName)
+            if mapping.isAbstract {
+                throw StoreError(
+                    .persistentStoreOperation, "Entity \(id.entityName) is abstract; its objects cannot be saved", objectIDs: [id],
+                    entityName: id.entityName)
+            }
+            let counter = Self.counterNumber(of: mapping, in: schema)
+            counters.append(counter)
+            counts[counter, default: 0] += 1
+        }
+        var next: [Int: Int64] = [:]
+        for (number, count) in counts.sorted(by: { $0.key < $1.key }) {
+            let rows = try connection.execute(
+                "UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + $1 WHERE Z_ENT = $2 RETURNING Z_MAX",
+                [.text(String(count)), .text(String(number))], "reserving primary keys")
+            guard let last = rows.int64(0, 0) else {
+                throw StoreError(.persistentStoreOperation, "\(place) has no key counter for entity number \(number)")
+            }
+            next[number] = last - Int64(count) + 1
+        }
+        var result: [ObjectID] = []
+        result.reserveCapacity(objectIDs.count)
+        for (id, counter) in zip(objectIDs, counters) {
+            let key = next[counter] ?? 1
+            next[counter] = key + 1
+            result.append(ObjectID(storeIdentifier: identifier, entityName: id.entityName, reference: .int(key)))
+        }
+        return result
+    }
+}

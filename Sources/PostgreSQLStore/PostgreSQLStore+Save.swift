@@ -1,0 +1,286 @@
+import Foundation
+import StoreCore
+
+extension PostgreSQLStore {
+    /// Applies a save in one transaction: inserts, updates of the changed columns only with
+    /// `Z_OPT` checked and incremented, deletes with their join rows, and `Z_MAX` kept at least
+    /// the largest key used. A row another process changed or deleted since it was read is a
+    /// conflict (133020, naming the objects); any conflict or error rolls everything back.
+    func save(_ request: SaveChangesRequest) throws -> StoreResult {
+        let (connection, schema) = try ready()
+        if request.isEmpty && !metadataChanged { return .saved(versions: [:]) }
+        var versions: [ObjectID: Int64] = [:]
+        try connection.transaction {
+            var conflicts: [ObjectID] = []
+            var largestKeys: [Int: Int64] = [:]
+            for node in request.insertedObjects {
+                let mapping = try self.mapping(of: node.entityName)
+                let key = try insert(node, mapping: mapping, connection: connection, schema: schema)
+                let counter = Self.counterNumber(of: mapping, in: schema)
+                largestKeys[counter] = max(largestKeys[counter] ?? 0, key)
+                versions[node.objectID] = 1
+            }
+            // To-manys after every row exists: some are written into the destinations' rows.
+            for node in request.insertedObjects where node.hasLoadedToManys {
+                let mapping = try self.mapping(of: node.entityName)
+                let key = try primaryKey(of: node.objectID)
+                for (name, destinations) in node.toMany {
+                    guard let storage = mapping.relationships[name] else { continue }
+                    try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection)
+                }
+            }
+            for (number, key) in largestKeys.sorted(by: { $0.key < $1.key }) {
+                try connection.execute(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = GREATEST(COALESCE(Z_MAX, 0), $1) WHERE Z_ENT = $2",
+                    [.text(String(key)), .text(String(number))], "updating the key counters")
+            }
+            for node in request.updatedObjects {
+                let mapping = try self.mapping(of: node.entityName)
+                if try update(node, changedKeys: request.changedKeys[node.objectID], mapping: mapping, connection: connection, schema: schema) {
+                    versions[node.objectID] = node.version + 1
+                } else {
+                    conflicts.append(node.objectID)
+                }
+            }
+            for node in request.deletedObjects {
+                let mapping = try self.mapping(of: node.entityName)
+                if try !delete(node, mapping: mapping, connection: connection, schema: schema) { conflicts.append(node.objectID) }
+            }
+            if !conflicts.isEmpty {
+                throw StoreError(
+                    .managedObjectMerge,
+                    "Optimistic locking failure: \(conflicts.count) object(s) changed or deleted in the store since they were read",
+                    objectIDs: conflicts)
+            }
+            if metadataChanged { try writeMetadata(metadata, to: connection) }
+        }
+        metadataChanged = false
+        return .saved(versions: versions)
+    }
+
+    // MARK: Rows
+
+    /// Inserts one row; returns its primary key.
+    private func insert(_ node: StoreNode, mapping: SQLEntityMapping, connection: PostgreSQLConnection, schema: SQLSchema) throws -> Int64 {
+        if mapping.isAbstract {
+            throw StoreError(
+                .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
+                objectIDs: [node.objectID], entityName: mapping.name)
+        }
+        try checkKeys(of: node, mapping: mapping)
+        let key = try primaryKey(of: node.objectID)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var parameters: [PostgreSQLParameter] = [.text(String(key)), .text(String(mapping.number))]
+        var values = ["$1", "$2", "1"]
+        func add(_ column: String, _ parameter: PostgreSQLParameter) {
+            columns.append(SQLSchema.sql(column))
+            parameters.append(parameter)
+            values.append("$\(parameters.count)")
+        }
+        for attribute in mapping.attributes {
+            add(attribute.column, try attributeParameter(attribute, value: node.attributeValue(forKey: attribute.name), of: node))
+        }
+        for toOne in mapping.toOnes {
+            let (key, number) = try toOneParameters(toOne, destination: node.destination(forToOne: toOne.name), of: node, schema: schema)
+            add(toOne.column, key)
+            if let entityColumn = toOne.entityColumn { add(entityColumn, number) }
+        }
+        try connection.execute(
+            "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
+            parameters, "inserting \(node.objectID)")
+        return key
+    }
+
+    /// Writes the changed columns; false when the row is gone or its `Z_OPT` is not the
+    /// version the context saw (a conflict).
+    private func update(
+        _ node: StoreNode, changedKeys: Set<String>?, mapping: SQLEntityMapping, connection: PostgreSQLConnection, schema: SQLSchema
+    ) throws -> Bool {
+        let key = try primaryKey(of: node.objectID)
+        try checkKeys(of: node, mapping: mapping)
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        var parameters: [PostgreSQLParameter] = []
+        func assign(_ column: String, _ parameter: PostgreSQLParameter) {
+            parameters.append(parameter)
+            assignments.append("\(SQLSchema.sql(column)) = $\(parameters.count)")
+        }
+        for attribute in mapping.attributes where changedKeys?.contains(attribute.name) ?? true {
+            assign(attribute.column, try attributeParameter(attribute, value: node.attributeValue(forKey: attribute.name), of: node))
+        }
+        for toOne in mapping.toOnes where changedKeys?.contains(toOne.name) ?? true {
+            let (key, number) = try toOneParameters(toOne, destination: node.destination(forToOne: toOne.name), of: node, schema: schema)
+            assign(toOne.column, key)
+            if let entityColumn = toOne.entityColumn { assign(entityColumn, number) }
+        }
+        parameters += [.text(String(key)), .text(String(node.version))]
+        let result = try connection.execute(
+            "UPDATE \(SQLSchema.sql(mapping.table)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = $\(parameters.count - 1) AND Z_OPT = $\(parameters.count)",
+            parameters, "updating \(node.objectID)")
+        guard result.affectedRows == 1 else { return false }
+        for (name, destinations) in node.toMany where changedKeys?.contains(name) ?? true {
+            guard let storage = mapping.relationships[name] else { continue }
+            try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: false, connection: connection)
+        }
+        return true
+    }
+
+    /// Deletes the row (checking `Z_OPT`) and what refers to it from join tables and
+    /// inverse-less to-many columns; false on a conflict.
+    private func delete(_ node: StoreNode, mapping: SQLEntityMapping, connection: PostgreSQLConnection, schema: SQLSchema) throws -> Bool {
+        let key = PostgreSQLParameter.text(String(try primaryKey(of: node.objectID)))
+        let result = try connection.execute(
+            "DELETE FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1 AND Z_OPT = $2", [key, .text(String(node.version))],
+            "deleting \(node.objectID)")
+        guard result.affectedRows == 1 else { return false }
+        for name in mapping.relationships.keys.sorted() {
+            guard let storage = mapping.relationships[name] else { continue }
+            switch storage {
+            case .manyToMany(let table, let sourceColumn, let destinationColumn, _):
+                let sameTree = model.relationship(name, of: mapping.name).flatMap { schema.entities[$0.destinationEntityName] }?.table == mapping.table
+                let condition =
+                    sameTree
+                    ? "\(SQLSchema.sql(sourceColumn)) = $1 OR \(SQLSchema.sql(destinationColumn)) = $1" : "\(SQLSchema.sql(sourceColumn)) = $1"
+                try connection.execute("DELETE FROM \(SQLSchema.sql(table)) WHERE \(condition)", [key], "deleting the links of \(node.objectID)")
+            case .toManyWithoutInverse(let table, let column, let orderColumn):
+                let order = orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? ""
+                try connection.execute(
+                    "UPDATE \(SQLSchema.sql(table)) SET \(SQLSchema.sql(column)) = NULL\(order) WHERE \(SQLSchema.sql(column)) = $1", [key],
+                    "deleting the links of \(node.objectID)")
+            case .toOne, .toManyThroughInverse:
+                break
+            }
+        }
+        return true
+    }
+
+    // MARK: Values
+
+    /// Rejects attribute keys the entity does not have (transient attributes are allowed and
+    /// not stored).
+    private func checkKeys(of node: StoreNode, mapping: SQLEntityMapping) throws {
+        let known = Set(mapping.attributes.map(\.name))
+        for name in node.attributes.keys.sorted() where !known.contains(name) {
+            if model.attribute(name, of: mapping.name)?.isTransient == true { continue }
+            throw StoreError(
+                .managedObjectValidation, "Entity \(mapping.name) has no attribute \(name)", objectIDs: [node.objectID],
+                entityName: mapping.name, propertyName: name)
+        }
+    }
+
+    /// The parameter of an attribute value, coerced to the attribute's type.
+    private func attributeParameter(_ attribute: SQLEntityMapping.AttributeColumn, value: StoreValue?, of node: StoreNode) throws
+        -> PostgreSQLParameter
+    {
+        guard let value else { return .null }
+        guard let coerced = attribute.type.coerce(value), !(coerced.isNull && !value.isNull) else {
+            throw StoreError(
+                .managedObjectValidation,
+                "\(node.entityName).\(attribute.name) = \(value) is not a \(attribute.type.rawValue) value (object \(node.objectID))",
+                objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
+        }
+        if case .string(let text) = coerced, PostgreSQLValueCoder.holdsNULStandIn(text) {
+            throw StoreError(
+                .managedObjectValidation,
+                "\(node.entityName).\(attribute.name) of \(node.objectID) holds U+10FFFF, which the PostgreSQL store uses for U+0000 in text (PostgreSQL text cannot hold U+0000)",
+                objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
+        }
+        return PostgreSQLValueCoder.parameter(coerced)
+    }
+
+    /// The parameters of a to-one: the destination's key and entity number (NULL for none).
+    private func toOneParameters(_ toOne: SQLEntityMapping.ToOneColumn, destination: ObjectID?, of node: StoreNode, schema: SQLSchema) throws
+        -> (PostgreSQLParameter, PostgreSQLParameter)
+    {
+        guard let destination else { return (.null, .null) }
+        let key = try foreignKey(of: destination, from: node, property: toOne.name)
+        guard toOne.entityColumn != nil else { return (.text(String(key)), .null) }
+        guard let number = schema.entityNumbers[destination.entityName] else {
+            throw StoreError(
+                .managedObjectExternalRelationship,
+                "\(node.entityName).\(toOne.name) points to \(destination), whose entity this store does not hold",
+                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: toOne.name)
+        }
+        return (.text(String(key)), .text(String(number)))
+    }
+
+    /// The primary key of a relationship destination; 133010 for an object of another store.
+    private func foreignKey(of destination: ObjectID, from node: StoreNode, property: String) throws -> Int64 {
+        guard destination.storeIdentifier == identifier, case .int(let key)? = destination.referenceObject else {
+            throw StoreError(
+                .managedObjectExternalRelationship,
+                "\(node.entityName).\(property) of \(node.objectID) points to \(destination), which is not an object of this store",
+                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: property)
+        }
+        return key
+    }
+
+    // MARK: To-many
+
+    /// Brings the stored destinations of one to-many in line with `destinations` (and their
+    /// order for ordered relationships), as the SQLite store does.
+    private func writeToMany(
+        _ storage: SQLRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
+        connection: PostgreSQLConnection
+    ) throws {
+        let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
+        let context = "writing \(node.entityName).\(name) of \(node.objectID)"
+        let owner = PostgreSQLParameter.text(String(key))
+        switch storage {
+        case .toOne:
+            return
+        case .toManyThroughInverse(let table, _, let orderColumn):
+            guard let orderColumn else { return }
+            for (position, destination) in keys.enumerated() {
+                try connection.execute(
+                    "UPDATE \(SQLSchema.sql(table)) SET \(SQLSchema.sql(orderColumn)) = $1 WHERE Z_PK = $2",
+                    [.text(String(Self.orderingKey(position))), .text(String(destination))], context)
+            }
+        case .toManyWithoutInverse(let table, let column, let orderColumn):
+            let tableSQL = SQLSchema.sql(table)
+            let columnSQL = SQLSchema.sql(column)
+            if !isNew {
+                try connection.execute(
+                    "UPDATE \(tableSQL) SET \(columnSQL) = NULL\(orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? "") WHERE \(columnSQL) = $1",
+                    [owner], context)
+            }
+            for (position, destination) in keys.enumerated() {
+                if let orderColumn {
+                    try connection.execute(
+                        "UPDATE \(tableSQL) SET \(columnSQL) = $1, \(SQLSchema.sql(orderColumn)) = $2 WHERE Z_PK = $3",
+                        [owner, .text(String(Self.orderingKey(position))), .text(String(destination))], context)
+                } else {
+                    try connection.execute(
+                        "UPDATE \(tableSQL) SET \(columnSQL) = $1 WHERE Z_PK = $2", [owner, .text(String(destination))], context)
+                }
+            }
+        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+            let tableSQL = SQLSchema.sql(table)
+            let source = SQLSchema.sql(sourceColumn)
+            let target = SQLSchema.sql(destinationColumn)
+            var existing: Set<Int64> = []
+            if !isNew {
+                let rows = try connection.execute("SELECT \(target) FROM \(tableSQL) WHERE \(source) = $1", [owner], context)
+                for row in 0..<rows.rowCount { if let value = rows.int64(row, 0) { existing.insert(value) } }
+            }
+            for old in existing.subtracting(keys).sorted() {
+                try connection.execute(
+                    "DELETE FROM \(tableSQL) WHERE \(source) = $1 AND \(target) = $2", [owner, .text(String(old))], context)
+            }
+            for new in keys where !existing.contains(new) {
+                try connection.execute(
+                    "INSERT INTO \(tableSQL) (\(source), \(target)) VALUES ($1, $2) ON CONFLICT DO NOTHING", [owner, .text(String(new))],
+                    context)
+            }
+            if let orderColumn {
+                for (position, destination) in keys.enumerated() {
+                    try connection.execute(
+                        "UPDATE \(tableSQL) SET \(SQLSchema.sql(orderColumn)) = $1 WHERE \(source) = $2 AND \(target) = $3",
+                        [.text(String(Self.orderingKey(position))), owner, .text(String(destination))], context)
+                }
+            }
+        }
+    }
+
+    /// The `Z_FOK_` value of a position: spaced out as Core Data's are, so reading sorts by it.
+    static func orderingKey(_ position: Int) -> Int64 { Int64(position + 1) * 1024 }
+}
