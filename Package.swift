@@ -65,6 +65,9 @@ let package = Package(
             ]),
         // The child process of the stores' crash tests: saves in a loop until killed.
         .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
+        // The child processes of the PostgreSQL store's multi-process test: save conflicting
+        // changes to the same objects.
+        .executableTarget(name: "conflict-saver", dependencies: ["PostgreSQLStore", "StoreCore"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
         .target(name: "StoreTestSupport", dependencies: ["StoreCore"], path: "Tests/StoreTestSupport"),
         // The heap in use (glibc's mallinfo2), for tests that show memory is given back.
@@ -97,7 +100,7 @@ let package = Package(
             name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
         .testTarget(
             name: "PostgreSQLStoreTests",
-            dependencies: ["PostgreSQLStore", "PersistentStores", "Conformance", "StoreTestSupport"]),
+            dependencies: ["PostgreSQLStore", "PersistentStores", "Conformance", "StoreTestSupport", "conflict-saver"]),
         .testTarget(
             name: "StoreConfigurationTests",
             dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),

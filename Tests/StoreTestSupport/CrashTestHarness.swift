@@ -14,22 +14,7 @@ import Darwin
 public enum CrashTestHarness {
     /// The `crash-saver` executable built beside the test bundle (or
     /// `$PERSISTENTSTORES_CRASH_SAVER`); nil when it cannot be found.
-    public static let saver: URL? = {
-        if let path = ProcessInfo.processInfo.environment["PERSISTENTSTORES_CRASH_SAVER"] {
-            return URL(fileURLWithPath: path)
-        }
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for folder in candidates {
-            for name in ["crash-saver", "../crash-saver", "../../crash-saver"] {
-                let url = folder.appendingPathComponent(name).standardizedFileURL
-                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-            }
-        }
-        return nil
-    }()
+    public static let saver: URL? = builtExecutable(named: "crash-saver", environmentVariable: "PERSISTENTSTORES_CRASH_SAVER")
 
     /// The number of kills a crash test makes: `PERSISTENTSTORES_CRASH_KILLS` when set (what
     /// `scripts/kill-test.sh` uses for long runs), otherwise `standard`.
@@ -148,4 +133,23 @@ struct ChildRun {
         try process.run()
         lines = LineReader(output.fileHandleForReading)
     }
+}
+
+/// An executable of this package built beside the test bundle (or the path in
+/// `environmentVariable`); nil when it cannot be found.
+public func builtExecutable(named name: String, environmentVariable: String? = nil) -> URL? {
+    if let environmentVariable, let path = ProcessInfo.processInfo.environment[environmentVariable] {
+        return URL(fileURLWithPath: path)
+    }
+    var candidates: [URL] = []
+    if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    for folder in candidates {
+        for relative in [name, "../\(name)", "../../\(name)"] {
+            let url = folder.appendingPathComponent(relative).standardizedFileURL
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+    }
+    return nil
 }

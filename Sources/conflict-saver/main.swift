@@ -1,0 +1,81 @@
+// conflict-saver: a child process of the PostgreSQL store's multi-process test. Two of them edit
+// the same objects of one store at once, each through its own coordinator, context and
+// connection, and each keeps its context (and so its snapshot of the rows) between saves, so
+// their saves conflict.
+//
+//     conflict-saver increment <url> <rounds> <counters>
+//         Round r adds 1 to `count` of counter r % counters. The context's merge policy is
+//         `.error`: a conflict must fail with 133020, after which the worker refreshes the
+//         counter and tries again. Prints `conflicts N` at the end.
+//     conflict-saver tag <url> <rounds> <counters>
+//         Round r sets `tag` of counter r % counters to r, under `.mergeByPropertyObjectTrump`:
+//         conflicts are resolved by the policy (its `tag` wins, the store's `count` is kept).
+//         Prints `saves N`.
+//
+// Any other error prints `error: …` and exits 1. The store's model: `Counter` with `index`,
+// `count` and `tag` (integers).
+
+import Foundation
+import PostgreSQLStore
+import StoreCore
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let url = URL(string: arguments[2]), let rounds = Int(arguments[3]), let counters = Int(arguments[4]),
+    counters > 0
+else { fail("usage: conflict-saver increment|tag <url> <rounds> <counters>") }
+let mode = arguments[1]
+
+do {
+    let model = try ObjectModel {
+        Entity("Counter") {
+            Attribute("index", .integer64, optional: false, defaultValue: 0)
+            Attribute("count", .integer64, optional: false, defaultValue: 0)
+            Attribute("tag", .integer64, optional: false, defaultValue: -1)
+        }
+    }
+    PostgreSQLStore.register()
+    let coordinator = PersistentStoreCoordinator(model: model)
+    try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url)
+    let context = ManagedObjectContext(coordinator: coordinator)
+    var request = FetchRequest(entityName: "Counter")
+    request.sortKeys = [SortKey("index")]
+    let objects = try context.fetch(request)
+    guard objects.count == counters else { fail("error: \(objects.count) counters in the store, expected \(counters)") }
+    switch mode {
+    case "increment":
+        context.mergePolicy = .error
+        var conflicts = 0
+        for round in 0..<rounds {
+            let counter = objects[round % counters]
+            while true {
+                guard case .int(let count) = counter.value(forKey: "count") else { fail("error: count is not an integer") }
+                try counter.setValue(.int(count + 1), forKey: "count")
+                do {
+                    try context.save()
+                    break
+                } catch let error as StoreError where error.code == .managedObjectMerge {
+                    conflicts += 1
+                    context.rollback()
+                    context.refresh(counter, mergeChanges: false)
+                }
+            }
+        }
+        print("conflicts \(conflicts)")
+    case "tag":
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        for round in 0..<rounds {
+            try objects[round % counters].setValue(.int(Int64(round)), forKey: "tag")
+            try context.save()
+        }
+        print("saves \(rounds)")
+    default:
+        fail("error: unknown mode \(mode)")
+    }
+} catch {
+    fail("error: \(error)")
+}
