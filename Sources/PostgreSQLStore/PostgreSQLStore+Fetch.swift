@@ -17,15 +17,8 @@ extension PostgreSQLStore {
         }
         if request.resultType == .dictionaries { return try fetchDictionaries(request, connection: connection, schema: schema) }
         let numbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
-        let treeNumbers = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping, dialect: .postgreSQL)
-        var conditions: [String] = []
-        if Set(numbers) != Set(treeNumbers) {
-            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
-        }
-        if let predicate = request.predicate, predicate != .truePredicate {
-            conditions.append(try compiler.condition(predicate))
-        }
+        let conditions = try compiler.selection(entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate)
         var order: [String] = []
         if request.resultType != .count || request.fetchLimit > 0 || request.fetchOffset > 0 {
             for key in request.sortKeys { order += try compiler.orderTerms(for: key) }

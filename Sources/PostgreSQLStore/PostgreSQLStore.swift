@@ -23,14 +23,15 @@ import StoreCore
 /// the coordinator's row cache keeps the rows its contexts hold, refreshed by
 /// `refresh(_:mergeChanges:)` and by merges).
 ///
-/// Not yet built (see `docs/postgresql.md`): batch requests, persistent history, in-place
-/// migration, a pool of read connections; dictionary fetches are shaped in memory from the
-/// objects the SQL selects.
+/// Batch update, delete and insert requests run as single SQL statements, as in the SQLite
+/// store. Not yet built (see `docs/postgresql.md`): persistent history, migration, a pool of
+/// read connections; dictionary fetches are shaped in memory from the objects the SQL selects.
 public final class PostgreSQLStore: IncrementalStore {
     /// "PostgreSQL".
     public static var storeType: String { "PostgreSQL" }
-    /// Persistent, incremental, shared between processes, row versions kept (`Z_OPT`).
-    public static var capabilities: StoreCapabilities { [.persistent, .incremental, .multiProcess, .persistentRowVersions] }
+    /// Persistent, incremental, batch requests in SQL, shared between processes, row versions
+    /// kept (`Z_OPT`).
+    public static var capabilities: StoreCapabilities { [.persistent, .incremental, .batchRequests, .multiProcess, .persistentRowVersions] }
 
     /// Registers the store type in `registry` (the shared one by default) under "PostgreSQL".
     public static func register(in registry: StoreRegistry = .shared) {
@@ -235,14 +236,15 @@ public final class PostgreSQLStore: IncrementalStore {
 
     // MARK: Requests
 
-    /// Executes a fetch or a save; batch requests fail with 134091 (not built yet).
+    /// Executes a fetch, a save, or a batch update, delete or insert (each in SQL, in one
+    /// transaction).
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch): return try self.fetch(fetch)
         case .save(let save): return try self.save(save)
-        case .batchUpdate, .batchDelete, .batchInsert:
-            throw StoreError(
-                .persistentStoreUnsupportedRequestType, "The PostgreSQL store does not run batch requests yet (it lacks the batchRequests capability)")
+        case .batchUpdate(let update): return try batchUpdate(update)
+        case .batchDelete(let delete): return try batchDelete(delete)
+        case .batchInsert(let insert): return try batchInsert(insert)
         }
     }
 

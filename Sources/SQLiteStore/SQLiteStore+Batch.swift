@@ -10,74 +10,13 @@ extension SQLiteStore {
         guard let mapping = schema.entities[request.entityName] else { return .batch(Self.empty(request.resultType)) }
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
         // Compile the values first, then the condition; both may add joins to `t0`.
-        var assignments: [(column: String, value: String, isConstant: Bool)] = []
-        for name in request.propertiesToUpdate.keys.sorted() {
-            guard let expression = request.propertiesToUpdate[name] else { continue }
-            if let attribute = mapping.attributes.first(where: { $0.name == name }) {
-                let value = try compiler.assignment(expression, to: attribute.type, entity: mapping.name, property: name)
-                let isConstant: Bool
-                if case .constant = expression { isConstant = true } else { isConstant = false }
-                assignments.append((attribute.column, value, isConstant))
-            } else if let toOne = mapping.toOnes.first(where: { $0.name == name }) {
-                assignments += try toOneAssignments(toOne, expression, entity: mapping.name, compiler: compiler, schema: schema)
-            } else {
-                throw StoreError(
-                    .coreData,
-                    "Batch update of \(mapping.name): \(name) is not a stored attribute or to-one relationship of the entity",
-                    entityName: mapping.name, propertyName: name)
-            }
-        }
-        let conditions = try selection(
-            entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate, compiler: compiler,
-            schema: schema)
-        let table = SQLSchema.sql(mapping.table)
-        let sql: String
-        if compiler.rootJoins.clauses.isEmpty {
-            let sets = ["Z_OPT = Z_OPT + 1"] + assignments.map { "\(SQLSchema.sql($0.column)) = \($0.value)" }
-            let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            sql = "UPDATE \(table) AS t0 SET \(sets.joined(separator: ", "))\(whereClause)"
-        } else {
-            // Key paths through to-ones join other tables: select the rows (and compute each
-            // non-constant value) in subqueries that carry the joins.
-            let from = ([table + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
-            let sets = ["Z_OPT = Z_OPT + 1"] + assignments.map { assignment in
-                assignment.isConstant
-                    ? "\(SQLSchema.sql(assignment.column)) = \(assignment.value)"
-                    : "\(SQLSchema.sql(assignment.column)) = (SELECT \(assignment.value) FROM \(from) WHERE t0.Z_PK = \(table).Z_PK)"
-            }
-            let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            sql = "UPDATE \(table) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(from)\(whereClause))"
-        }
+        let assignments = try compiler.assignments(request.propertiesToUpdate, of: mapping)
+        let conditions = try compiler.selection(
+            entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate)
+        let sql = compiler.batchUpdateStatement(of: mapping, assignments: assignments, conditions: conditions)
         return .batch(try connection.transaction {
             try runChanging(sql, parameters: compiler.parameters, resultType: request.resultType, connection: connection, schema: schema)
         })
-    }
-
-    /// The column assignments that set a to-one relationship to an object of this store or nil.
-    private func toOneAssignments(
-        _ toOne: SQLEntityMapping.ToOneColumn, _ expression: FetchExpression, entity: String, compiler: SQLQueryCompiler,
-        schema: SQLSchema
-    ) throws -> [(column: String, value: String, isConstant: Bool)] {
-        switch expression {
-        case .constant(.null):
-            return [(toOne.column, "NULL", true)] + (toOne.entityColumn.map { [($0, "NULL", true)] } ?? [])
-        case .constant(.objectID(let destination)):
-            guard destination.storeIdentifier == identifier, case .int(let key)? = destination.referenceObject,
-                let number = schema.entityNumbers[destination.entityName],
-                model.isEntity(destination.entityName, kindOf: toOne.destination)
-            else {
-                throw StoreError(
-                    .managedObjectExternalRelationship,
-                    "Batch update of \(entity).\(toOne.name): \(destination) is not a \(toOne.destination) of this store",
-                    objectIDs: [destination], entityName: entity, propertyName: toOne.name)
-            }
-            return [(toOne.column, compiler.parameter(.int(key)), true)]
-                + (toOne.entityColumn.map { [($0, compiler.parameter(.int(Int64(number))), true)] } ?? [])
-        default:
-            throw StoreError(
-                .coreData, "Batch update of \(entity).\(toOne.name): a to-one relationship takes an object ID or nil, not \(expression)",
-                entityName: entity, propertyName: toOne.name)
-        }
     }
 
     /// Runs a batch delete in SQL, in one transaction. Delete rules are not applied (as in
@@ -104,19 +43,19 @@ extension SQLiteStore {
             }
             deletedNumbers = numbers.sorted()
             let tree = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
-            if let restriction = Self.entityRestriction(deletedNumbers, of: tree, alias: "t0") { conditions.append(restriction) }
+            if let restriction = SQLQueryCompiler.entityRestriction(deletedNumbers, of: tree, alias: "t0") { conditions.append(restriction) }
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
             conditions.append("t0.Z_PK IN (SELECT value FROM json_each(\(compiler.parameter(.string(list)))))")
         } else {
             deletedNumbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
-            conditions = try selection(
-                entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate,
-                compiler: compiler, schema: schema)
+            conditions = try compiler.selection(
+                entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate)
         }
         let table = SQLSchema.sql(mapping.table)
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let from = ([table + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
-        let cleanup = cleanupStatements(forRowsOf: deletedNumbers, in: mapping.table, schema: schema, keys: "SELECT key FROM temp.ps_batch_keys")
+        let cleanup = schema.cleanupStatements(
+            forRowsOf: deletedNumbers, in: mapping.table, model: model, keys: "SELECT key FROM temp.ps_batch_keys")
         return .batch(try connection.transaction {
             if cleanup.isEmpty {
                 let sql = compiler.rootJoins.clauses.isEmpty
@@ -137,37 +76,6 @@ extension SQLiteStore {
             try connection.execute("DELETE FROM temp.ps_batch_keys")
             return result
         })
-    }
-
-    /// The statements that remove what refers to deleted rows of `entityNumbers` (whose keys
-    /// `keys` selects): join-table rows on either side of a many-to-many, and inverse-less
-    /// to-many keys (with their ordering keys) on the destinations' rows.
-    private func cleanupStatements(forRowsOf entityNumbers: [Int], in table: String, schema: SQLSchema, keys: String) -> [String] {
-        var statements: [String] = []
-        func add(_ statement: String) { if !statements.contains(statement) { statements.append(statement) } }
-        for number in entityNumbers {
-            guard let name = schema.entityNames[number], let mapping = schema.entities[name] else { continue }
-            for relationship in mapping.relationships.keys.sorted() {
-                guard let storage = mapping.relationships[relationship] else { continue }
-                switch storage {
-                case .manyToMany(let join, let sourceColumn, let destinationColumn, _):
-                    add("DELETE FROM \(SQLSchema.sql(join)) WHERE \(SQLSchema.sql(sourceColumn)) IN (\(keys))")
-                    // A destination in the same table may be among the deleted rows too.
-                    let destination = model.relationship(relationship, of: name).flatMap { schema.entities[$0.destinationEntityName] }
-                    if destination?.table == table {
-                        add("DELETE FROM \(SQLSchema.sql(join)) WHERE \(SQLSchema.sql(destinationColumn)) IN (\(keys))")
-                    }
-                case .toManyWithoutInverse(let destinationTable, let column, let orderColumn):
-                    let order = orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? ""
-                    add(
-                        "UPDATE \(SQLSchema.sql(destinationTable)) SET \(SQLSchema.sql(column)) = NULL\(order) WHERE \(SQLSchema.sql(column)) IN (\(keys))"
-                    )
-                case .toOne, .toManyThroughInverse:
-                    continue
-                }
-            }
-        }
-        return statements
     }
 
     /// Runs a batch insert in one transaction: keys continue after `Z_MAX` of the entity's
@@ -259,20 +167,6 @@ extension SQLiteStore {
                 fileURL: url)
         }
         return ready
-    }
-
-    /// The conditions on `t0` that select the rows of a batch request: the entity numbers and
-    /// the compiled predicate.
-    private func selection(
-        entity mapping: SQLEntityMapping, includesSubentities: Bool, predicate: FetchPredicate?,
-        compiler: SQLQueryCompiler, schema: SQLSchema
-    ) throws -> [String] {
-        let numbers = includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
-        let tree = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
-        var conditions: [String] = []
-        if let restriction = Self.entityRestriction(numbers, of: tree, alias: "t0") { conditions.append(restriction) }
-        if let predicate, predicate != .truePredicate { conditions.append(try compiler.condition(predicate)) }
-        return conditions
     }
 
     /// Runs an UPDATE or DELETE and answers in `resultType`: IDs through `RETURNING`, the count

@@ -11,16 +11,6 @@ extension SQLiteStore {
         return reader
     }
 
-    /// The `Z_ENT` restriction for fetching `numbers` from a table whose tree has `all`; nil
-    /// when every row of the table matches. Entity numbers come from the schema, never from
-    /// the caller, so they are written into the SQL.
-    static func entityRestriction(_ numbers: [Int], of all: [Int], alias: String? = nil) -> String? {
-        if Set(numbers) == Set(all) { return nil }
-        let column = (alias.map { "\($0)." } ?? "") + "Z_ENT"
-        if numbers.count == 1 { return "\(column) = \(numbers[0])" }
-        return "\(column) IN (\(numbers.map(String.init).joined(separator: ", ")))"
-    }
-
     /// Answers a fetch in SQL: the predicate, sort keys, window and result shape are all
     /// compiled (``SQLQueryCompiler``); only the rows asked for are read.
     ///
@@ -47,7 +37,7 @@ extension SQLiteStore {
         let treeNumbers = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
         var conditions: [String] = []
-        if let restriction = Self.entityRestriction(numbers, of: treeNumbers, alias: "t0") { conditions.append(restriction) }
+        if let restriction = SQLQueryCompiler.entityRestriction(numbers, of: treeNumbers, alias: "t0") { conditions.append(restriction) }
         if let predicate = request.predicate, predicate != .truePredicate {
             conditions.append(try compiler.condition(predicate))
         }
