@@ -11,7 +11,9 @@ import StoreCore
 /// ```
 ///
 /// `schema` (this framework's own query parameter, not libpq's) names the PostgreSQL schema the
-/// store's tables live in, so several stores share one database; it defaults to `public`.
+/// store's tables live in, so several stores share one database; it defaults to `public`. The
+/// options of ``PostgreSQLOptionKey`` (host, port, database, user, password, password file,
+/// TLS mode) override the URL's parts.
 /// Everything else is libpq's: `host`, `port`, `user`, `password`, `passfile`, `sslmode`,
 /// `connect_timeout`, `application_name`, …. The password never leaves this value: errors, log
 /// lines and the store's metadata use ``redactedDescription``.
@@ -45,12 +47,36 @@ struct PostgreSQLEndpoint: Sendable {
             }
         }
         if case .string(let name)? = options[PostgreSQLOptionKey.schema] { schema = name }
+        // Connection options become URI parameters (libpq lets them override the URI's parts).
+        for (option, parameter) in PostgreSQLOptionKey.connectionParameters {
+            let text: String
+            switch options[option] {
+            case nil: continue
+            case .string(let value)?: text = value
+            case .int(let value)?: text = String(value)
+            default:
+                throw StoreError(.persistentStoreOpen, "The \(option) option of a PostgreSQL store must be a string")
+            }
+            kept.removeAll { $0.name == parameter }
+            kept.append(URLQueryItem(name: parameter, value: text))
+        }
         guard Self.isValidSchemaName(schema) else {
             throw StoreError(
                 .persistentStoreOpen,
                 "The PostgreSQL schema name \"\(schema)\" in \(Self.redact(url.absoluteString)) is not valid: 1 to 63 letters, digits and underscores, not starting with a digit or pg_")
         }
-        components.queryItems = kept.isEmpty ? nil : kept
+        // Every value percent-encoded but for unreserved characters: `&`, `=` and `+` in a
+        // password must not split or change it.
+        var unreserved = CharacterSet.alphanumerics
+        unreserved.insert(charactersIn: "-._~/")
+        components.percentEncodedQueryItems =
+            kept.isEmpty
+            ? nil
+            : kept.map {
+                URLQueryItem(
+                    name: $0.name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? $0.name,
+                    value: $0.value.flatMap { $0.addingPercentEncoding(withAllowedCharacters: unreserved) })
+            }
         let connection = components.string ?? url.absoluteString
         self.connectionString = connection
         self.redactedDescription = Self.redact(url.absoluteString)

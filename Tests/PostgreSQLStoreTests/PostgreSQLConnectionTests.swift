@@ -63,4 +63,24 @@ import Testing
         #expect(schemaError?.message.contains("a;drop") == true)
         #expect(schemaError?.message.contains("pw-secret") == false)
     }
+
+    @Test func optionsOverrideTheURLAndAPasswordOptionNeverShows() throws {
+        let base = try #require(URLComponents(string: try TestPostgreSQLServer.uri()))
+        let host = try #require(base.queryItems?.first { $0.name == "host" }?.value)
+        // The URL names another host, database and user: the options win.
+        let url = try #require(URL(string: "postgresql://nobody@unreachable.invalid:1/nothing?schema=opts_\(UUID().uuidString.prefix(8).lowercased())"))
+        let options: StoreOptions = [
+            PostgreSQLOptionKey.host: .string(host), PostgreSQLOptionKey.port: .int(5432), PostgreSQLOptionKey.database: "postgres",
+            PostgreSQLOptionKey.user: "postgres", PostgreSQLOptionKey.password: "p&ss=w+rd",
+        ]
+        let connection = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: url, options: options))
+        #expect(try connection.execute("SELECT current_user").text(0, 0) == "postgres")
+        // A password given as an option is never shown, even when the connection fails.
+        var failing = options
+        failing[PostgreSQLOptionKey.host] = "127.0.0.1"
+        failing[PostgreSQLOptionKey.port] = "1"
+        let error = storeError { _ = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: url, options: failing)) }
+        #expect(error?.message.contains("p&ss") == false, "\(error?.message ?? "")")
+        #expect(error?.message.contains("w+rd") == false)
+    }
 }
