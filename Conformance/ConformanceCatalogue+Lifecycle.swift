@@ -123,8 +123,8 @@ extension ConformanceCatalogue {
         },
     ]
 
-    static func requireURL(_ env: ConformanceEnvironment) throws -> URL {
-        try require(env.storeURL(), "a store URL for \(env.storeType)")
+    static func requireURL(_ env: ConformanceEnvironment, _ name: String = "store") throws -> URL {
+        try require(env.storeURL(name), "a store URL for \(env.storeType)")
     }
 
     static func require<T>(_ value: T?, _ what: String) throws -> T {

@@ -114,9 +114,18 @@ extension ConformanceCatalogue {
             try fillLibrary(stack.context)
             try stack.context.save()
             let before = try libraryIDs(stack.context)
-            try stack.coordinator.remove(stack.store)
-            let copy = env.directory.appendingPathComponent("automatic.\(env.storeType.lowercased())")
-            try env.writeStore(try env.storeContents(at: url), at: copy)
+            let copy: URL
+            if env.storeURLs == nil {
+                // A second store file with the same objects and IDs: the file copied.
+                try stack.coordinator.remove(stack.store)
+                copy = env.directory.appendingPathComponent("automatic.\(env.storeType.lowercased())")
+                try env.writeStore(try env.storeContents(at: url), at: copy)
+            } else {
+                // Stores that are not files: a copy of the same type keeps the IDs (#10).
+                copy = try requireURL(env, "automatic")
+                let copied = try stack.coordinator.migratePersistentStore(stack.store, to: copy, type: env.storeType)
+                try stack.coordinator.remove(copied)
+            }
             let v3 = try ConformanceModels.libraryVersion3()
 
             // Through every version, with a custom step from v2 to v3.
@@ -233,9 +242,16 @@ extension ConformanceCatalogue {
         let sourceBytes = try sourceURL.map { try env.storeContents(at: $0) }
         let sourceIDs = try libraryIDs(stack.context)
 
-        let destinationURL: URL? =
-            capabilities.contains(.noURL) && !capabilities.contains(.persistent)
-            ? nil : env.directory.appendingPathComponent("copy-of-\(env.storeType).\(destinationType.lowercased())")
+        // A file in the run's folder; a store of the type under test whose stores are not files
+        // goes where the run's stores go.
+        let destinationURL: URL?
+        if capabilities.contains(.noURL) && !capabilities.contains(.persistent) {
+            destinationURL = nil
+        } else if destinationType == env.storeType, env.storeURLs != nil {
+            destinationURL = env.storeURL("copy-of-\(env.storeType)")
+        } else {
+            destinationURL = env.directory.appendingPathComponent("copy-of-\(env.storeType).\(destinationType.lowercased())")
+        }
         var reports: [MigrationProgress] = []
         let progress = Locked<[MigrationProgress]>([])
         let copy = try stack.coordinator.migratePersistentStore(

@@ -83,6 +83,20 @@ struct PostgreSQLEndpoint: Sendable {
         self.schema = schema
     }
 
+    /// `url` with its `schema` parameter set to `schema`.
+    static func url(_ url: URL, schema: String) throws -> URL {
+        guard isValidSchemaName(schema), var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw StoreError(.persistentStoreOpen, "Cannot name the schema \(schema) in \(redact(url.absoluteString))")
+        }
+        var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != "schema" }
+        items.append(URLQueryItem(name: "schema", value: schema))
+        components.percentEncodedQueryItems = items
+        guard let result = components.url else {
+            throw StoreError(.persistentStoreOpen, "Cannot name the schema \(schema) in \(redact(url.absoluteString))")
+        }
+        return result
+    }
+
     /// Whether `name` is a schema name this store accepts (it is also always quoted in SQL).
     static func isValidSchemaName(_ name: String) -> Bool {
         guard (1...63).contains(name.utf8.count), !name.lowercased().hasPrefix("pg_"),

@@ -117,7 +117,7 @@ public struct MigrationManager: Sendable {
         }
         let compiled = try steps.map { try CompiledMapping($0.2, from: $0.0, to: $0.1) }
         if steps.count == 1, let inPlace = storeClass as? any InPlaceMigratingStore.Type,
-            try StoreFile.regularFileSize(at: url, storeType: type) ?? 0 > 0
+            try PersistentStoreCoordinator.storeExists(storeClass, at: url, options: options)
         {
             var count: Int?
             if let change = AdditiveChange.between(first.0, first.1, mapping: first.2) {
@@ -208,6 +208,17 @@ public struct MigrationManager: Sendable {
         _ url: URL, _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, options: StoreOptions,
         metadata: StoreMetadata, nodes: [StoreNode]
     ) throws {
+        if let server = storeClass as? any ServerStore.Type {
+            let temporary = try server.temporaryURL(besides: url)
+            do {
+                try writeNew(temporary, storeClass, model: model, configuration: configuration, options: options, metadata: metadata, nodes: nodes)
+                try server.moveStore(at: temporary, over: url, options: options)
+            } catch {
+                try? server.destroyStore(at: temporary, options: options)
+                throw error
+            }
+            return
+        }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
         do {
             try writeNew(temporary, storeClass, model: model, configuration: configuration, options: options, metadata: metadata, nodes: nodes)

@@ -30,7 +30,7 @@ extension PersistentStoreCoordinator {
         _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL, options: StoreOptions
     ) throws {
         guard options[StoreOptionKey.migrateAutomatically]?.boolValue == true, !storeClass.isReadOnly(options: options),
-            MigrationManager.storeExists(at: url),
+            (try? storeExists(storeClass, at: url, options: options)) == true,
             let metadata = try? storeClass.metadata(forStoreAt: url, options: options)
         else { return }
         if let type = metadata[MetadataKey.storeType]?.stringValue, type != storeClass.storeType { return }
@@ -106,7 +106,7 @@ extension PersistentStoreCoordinator {
             throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
         }
         if let url {
-            if let size = try StoreFile.regularFileSize(at: url, storeType: type), size > 0 {
+            if try Self.storeExists(destinationClass, at: url, options: options) {
                 throw StoreError(
                     .persistentStoreOperation,
                     "Cannot copy \(handle) to \(url.path): a file is already there (destroy it first with destroyPersistentStore)",
@@ -201,6 +201,10 @@ extension PersistentStoreCoordinator {
     public func destroyPersistentStore(at url: URL, type: String, options: StoreOptions = [:]) throws {
         let storeClass = try registry.requireStoreType(named: type)
         try refuseAdded(url, doing: "destroy")
+        if let server = storeClass as? any ServerStore.Type {
+            try server.destroyStore(at: url, options: options)
+            return
+        }
         guard let size = try StoreFile.regularFileSize(at: url, storeType: type) else { return }
         if size > 0 { _ = try storeClass.metadata(forStoreAt: url, options: options) }
         try Self.removeFiles(of: storeClass, at: url)
@@ -226,6 +230,11 @@ extension PersistentStoreCoordinator {
     ) throws {
         let storeClass = try registry.requireStoreType(named: type)
         try refuseAdded(destinationURL, doing: "replace")
+        if storeClass is any ServerStore.Type {
+            throw StoreError(
+                .persistentStoreUnsupportedRequestType,
+                "replacePersistentStore copies files; \(type) stores live on a server: copy one with migratePersistentStore instead")
+        }
         guard let size = try StoreFile.regularFileSize(at: sourceURL, storeType: type), size > 0 else {
             throw StoreError(.persistentStoreOperation, "There is no \(type) store at \(sourceURL.path) to copy", fileURL: sourceURL)
         }
@@ -281,6 +290,10 @@ extension PersistentStoreCoordinator {
 
     /// Removes every file of the store at `url` that exists.
     static func removeFiles(of storeClass: any PersistentStore.Type, at url: URL) throws {
+        if let server = storeClass as? any ServerStore.Type {
+            try server.destroyStore(at: url, options: [:])
+            return
+        }
         for file in fileURLs(of: storeClass, at: url) where FileManager.default.fileExists(atPath: file.path) {
             do {
                 try FileManager.default.removeItem(at: file)
