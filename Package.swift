@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "PersistentStores", targets: ["PersistentStores"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
         .library(name: "Conformance", targets: ["Conformance"]),
+        // The PostgreSQL store alone, for applications that use StoreCore without the umbrella.
+        .library(name: "PostgreSQLStore", targets: ["PostgreSQLStore"]),
         // The example store types, so an application or a store author can depend on them.
         .library(name: "JSONFileStore", targets: ["JSONFileStore"]),
         .library(name: "DirectoryStore", targets: ["DirectoryStore"]),
@@ -42,8 +44,7 @@ let package = Package(
         .target(name: "AtomicBinaryStore", dependencies: ["StoreCore", "CZlib"]),
         .target(name: "XMLStore", dependencies: ["StoreCore", "CLibXML2"]),
         .target(name: "PipeCSVStore", dependencies: ["StoreCore"]),
-        // The store over a PostgreSQL server (libpq); not one of the umbrella's five built-in
-        // types, so the other stores build without libpq.
+        // The store over a PostgreSQL server (libpq).
         .target(name: "PostgreSQLStore", dependencies: ["StoreCore", "CLibPQ"]),
         // Store descriptions and containers read from configuration files, the environment and
         // the command line; its own target so StoreCore stays free of package dependencies.
@@ -54,7 +55,7 @@ let package = Package(
             name: "PersistentStores",
             dependencies: [
                 "StoreCore", "InMemoryStore", "SQLiteStore", "AtomicBinaryStore", "XMLStore",
-                "PipeCSVStore", "StoreConfiguration",
+                "PipeCSVStore", "PostgreSQLStore", "StoreConfiguration",
             ]),
         .target(name: "Conformance", dependencies: ["StoreCore"], path: "Conformance"),
         .executableTarget(

@@ -12,6 +12,9 @@ extension ConformanceCatalogue {
                 guard let destinationClass = env.registry.storeType(named: destinationType),
                     destinationClass.storeType == destinationType
                 else { continue }
+                // A store on a server needs a place the run can use: only the type under test's
+                // own (the run's store URLs) is known here.
+                if destinationClass is any ServerStore.Type, destinationType != env.storeType { continue }
                 do {
                     try copyCase(env, to: destinationType, capabilities: destinationClass.capabilities)
                 } catch let failure as ConformanceFailure {

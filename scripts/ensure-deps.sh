@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# Installs the system packages the build needs (the -dev packages of sqlite3, libxml2 and zlib,
-# and pkg-config) with apt, only when one is missing. Installs nothing else.
+# Installs the system packages the build needs (the -dev packages of sqlite3, libxml2, zlib and
+# libpq, and pkg-config) with apt, only when one is missing. Installs nothing else.
 #
-#   bash scripts/ensure-deps.sh           what the demo needs
-#   bash scripts/ensure-deps.sh --tests   and what the whole test suite needs besides: libpq's
-#                                         -dev package (the PostgreSQL store) and the PostgreSQL
-#                                         server its tests start (postgresql)
+#   bash scripts/ensure-deps.sh           what the build (and the demo) needs
+#   bash scripts/ensure-deps.sh --tests   and the PostgreSQL server the PostgreSQL store's tests
+#                                         start (postgresql)
 set -euo pipefail
-needed=(libsqlite3-dev libxml2-dev zlib1g-dev pkg-config)
+needed=(libsqlite3-dev libxml2-dev zlib1g-dev libpq-dev pkg-config)
 if [[ "${1:-}" == "--tests" ]]; then
-    needed+=(libpq-dev postgresql)
+    needed+=(postgresql)
 fi
 missing=()
 for package in "${needed[@]}"; do

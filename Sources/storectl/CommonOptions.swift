@@ -39,11 +39,11 @@ struct CommonOptions: ParsableArguments {
         let configuredModel = keys.string(forKey: "model")
         var descriptions: [StoreDescription]
         if let path {
-            let url = URL(fileURLWithPath: absolutePath(path))
-            let storeType = try type ?? StoreSniffer.storeType(at: url)
+            let url = storeURL(path)
+            let storeType = try type ?? storeType(ofURI: url) ?? StoreSniffer.storeType(at: url)
             descriptions = [StoreDescription(type: storeType, url: url)]
         } else {
-            guard sources.fileURL != nil || keys.string(forKey: "store.path") != nil || keys.stringArray(forKey: "stores") != nil else {
+            guard sources.fileURL != nil || keys.string(forKey: "store.path") != nil || keys.string(forKey: "store.url") != nil || keys.stringArray(forKey: "stores") != nil else {
                 throw StoreError(
                     .persistentStoreOperation,
                     "No store given: name a store file, or describe one with --config FILE or PERSISTENCE_STORE_TYPE and PERSISTENCE_STORE_PATH")
@@ -57,7 +57,7 @@ struct CommonOptions: ParsableArguments {
         let coordinator = PersistentStoreCoordinator(model: model)
         var handles: [StoreHandle] = []
         for description in descriptions {
-            if let url = description.url {
+            if let url = description.url, url.isFileURL {
                 try StoreSniffer.requireReadableFile(url)
             }
             handles.append(try coordinator.addPersistentStore(description))
@@ -70,7 +70,7 @@ struct CommonOptions: ParsableArguments {
         if let configured { return try ObjectModel(contentsOf: URL(fileURLWithPath: configured)) }
         for description in descriptions {
             guard let url = description.url else { continue }
-            try StoreSniffer.requireReadableFile(url)
+            if url.isFileURL { try StoreSniffer.requireReadableFile(url) }
             let storeClass = try StoreRegistry.shared.requireStoreType(named: description.type)
             let metadata = try storeClass.metadata(forStoreAt: url, options: description.options)
             if let json = metadata[MetadataKey.modelJSON]?.dataValue {
@@ -78,11 +78,33 @@ struct CommonOptions: ParsableArguments {
             }
             throw StoreError(
                 .persistentStoreOperation,
-                "\(url.path) keeps no model in its metadata (Core Data's files do not): pass --model path.xcdatamodeld",
+                "\(display(url)) keeps no model in its metadata (Core Data's files do not): pass --model path.xcdatamodeld",
                 fileURL: url)
         }
         throw StoreError(.persistentStoreOperation, "No model: pass --model path.xcdatamodeld or set PERSISTENCE_MODEL")
     }
+}
+
+/// A store argument: a connection URI (`postgresql://…`) as it is, anything else a file path.
+func storeURL(_ argument: String) -> URL {
+    if argument.contains("://"), let url = URL(string: argument), let scheme = url.scheme, scheme != "file" { return url }
+    return URL(fileURLWithPath: absolutePath(argument))
+}
+
+/// The store type a connection URI names by its scheme ("PostgreSQL" for `postgresql://` and
+/// `postgres://`); nil for files and other schemes.
+func storeType(ofURI url: URL) -> String? {
+    guard !url.isFileURL, let scheme = url.scheme?.lowercased() else { return nil }
+    return scheme == "postgresql" || scheme == "postgres" ? PostgreSQLStore.storeType : nil
+}
+
+/// A store's URL as messages show it: a file's path; a URI without its password.
+func display(_ url: URL) -> String {
+    if url.isFileURL { return url.path }
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(a \(url.scheme ?? "") URI)" }
+    if components.password != nil { components.password = "***" }
+    components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
+    return components.string ?? "(a \(url.scheme ?? "") URI)"
 }
 
 /// A path made absolute against the current folder (with `~` expanded).

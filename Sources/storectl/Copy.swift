@@ -26,8 +26,8 @@ struct Copy: ParsableCommand {
         guard let handle = opened.stores.first else {
             throw StoreError(.persistentStoreOperation, "No store to copy at \(source)")
         }
-        let type = toType ?? handle.type
-        let url = URL(fileURLWithPath: absolutePath(destination))
+        let url = storeURL(destination)
+        let type = toType ?? storeType(ofURI: url) ?? handle.type
         let quiet = options.quiet
         let copy = try opened.coordinator.migratePersistentStore(handle, to: url, type: type) { progress in
             if !quiet && progress.done == progress.total { console.printError("Copying: \(progress.done)/\(progress.total)\n") }
@@ -40,6 +40,6 @@ struct Copy: ParsableCommand {
             request.includesSubentities = false
             count += try context.count(for: request)
         }
-        console.print("Copied \(count) objects from the \(handle.type) store at \(handle.url?.path ?? "(memory)") to the \(type) store at \(url.path)")
+        console.print("Copied \(count) objects from the \(handle.type) store at \(handle.url.map(display) ?? "(memory)") to the \(type) store at \(display(url))")
     }
 }

@@ -19,10 +19,10 @@ struct Info: ParsableCommand {
         for (index, handle) in opened.stores.enumerated() {
             if index > 0 { console.print() }
             let metadata = try opened.coordinator.metadata(for: handle)
-            console.print("Store:        \(handle.url?.path ?? "(no file)")")
+            console.print("Store:        \(handle.url.map(display) ?? "(no file)")")
             console.print("Type:         \(handle.type)" + (metadata[MetadataKey.persistenceFrameworkVersion] != nil ? " (written by Core Data)" : ""))
             console.print("UUID:         \(handle.identifier)")
-            if let url = handle.url {
+            if let url = handle.url, url.isFileURL {
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
                 console.print("File size:    \(size.map { "\($0) bytes" } ?? "unknown")")
             }

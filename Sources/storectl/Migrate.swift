@@ -21,9 +21,9 @@ struct Migrate: ParsableCommand {
     func run() throws {
         PersistentStores.registerBuiltInStoreTypes()
         let console = Console.current
-        let url = URL(fileURLWithPath: absolutePath(store))
-        try StoreSniffer.requireReadableFile(url)
-        let type = try options.type ?? StoreSniffer.storeType(at: url)
+        let url = storeURL(store)
+        if url.isFileURL { try StoreSniffer.requireReadableFile(url) }
+        let type = try options.type ?? storeType(ofURI: url) ?? StoreSniffer.storeType(at: url)
         guard let modelPath = options.model else {
             throw StoreError(.migrationMissingMappingModel, "storectl migrate needs the new model: --model FILE (.xcdatamodeld, .xcdatamodel or .json)")
         }
@@ -32,7 +32,7 @@ struct Migrate: ParsableCommand {
         let metadata = try storeClass.metadata(forStoreAt: url, options: [:])
         let check = ModelCompatibility(model: destination, configuration: nil, storeMetadata: metadata)
         if check.isCompatible {
-            console.print("The \(type) store at \(url.path) already fits the model; nothing to migrate")
+            console.print("The \(type) store at \(display(url)) already fits the model; nothing to migrate")
             return
         }
         let source = try sourceModel(metadata: metadata, url: url)
@@ -41,7 +41,7 @@ struct Migrate: ParsableCommand {
         try MigrationManager(sourceModel: source, destinationModel: destination).migrateStore(at: url, type: type, mapping: mapping) { progress in
             if !quiet && progress.done == progress.total { console.printError("Migrating: \(progress.done)/\(progress.total)\n") }
         }
-        console.print("Migrated the \(type) store at \(url.path); entities that changed: \(check.differences.map(\.description).joined(separator: ", "))")
+        console.print("Migrated the \(type) store at \(display(url)); entities that changed: \(check.differences.map(\.description).joined(separator: ", "))")
     }
 
     private func sourceModel(metadata: StoreMetadata, url: URL) throws -> ObjectModel {
@@ -53,7 +53,7 @@ struct Migrate: ParsableCommand {
                 guard let found = MigrationManager.sourceModel(forStoreMetadata: metadata, among: names.compactMap { versions[$0] }) else {
                     throw StoreError(
                         .migrationMissingSourceModel,
-                        "No version of \(modelURL.path) (\(names.joined(separator: ", "))) has the version hashes of the store at \(url.path)",
+                        "No version of \(modelURL.path) (\(names.joined(separator: ", "))) has the version hashes of the store at \(display(url))",
                         fileURL: url)
                 }
                 return found
@@ -63,6 +63,6 @@ struct Migrate: ParsableCommand {
         if let json = metadata[MetadataKey.modelJSON]?.dataValue { return try ObjectModel(jsonData: json) }
         throw StoreError(
             .migrationMissingSourceModel,
-            "The store at \(url.path) keeps no model in its metadata; name the model that wrote it with --from-model", fileURL: url)
+            "The store at \(display(url)) keeps no model in its metadata; name the model that wrote it with --from-model", fileURL: url)
     }
 }

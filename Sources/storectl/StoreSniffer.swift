@@ -15,7 +15,7 @@ enum StoreSniffer {
         let candidates = StoreRegistry.shared.registeredStoreTypes.filter { !builtIn.contains($0) } + ["PipeCSV"]
         for name in candidates {
             guard let storeClass = StoreRegistry.shared.storeType(named: name),
-                !storeClass.capabilities.contains(.noURL),
+                !storeClass.capabilities.contains(.noURL), !(storeClass is any ServerStore.Type),
                 let metadata = try? storeClass.metadata(forStoreAt: url, options: [:])
             else { continue }
             let recorded = metadata[MetadataKey.storeType]?.stringValue

@@ -2,6 +2,7 @@ import Conformance
 import Foundation
 import PostgreSQLStore
 import StoreCore
+import StoreTestSupport
 import Testing
 
 /// The shared conformance suite on "PostgreSQL": each run's stores live in PostgreSQL schemas of

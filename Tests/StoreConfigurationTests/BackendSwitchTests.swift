@@ -35,6 +35,32 @@ import Testing
         }
     }
 
+    /// A store on a server is described by its connection URI (`url`) instead of a file.
+    @Test func aPostgreSQLStoreIsDescribedByItsURL() throws {
+        try withTemporaryDirectory { directory in
+            let url = try TestPostgreSQLServer.freshStoreURL("config").absoluteString
+            let file = try write(
+                """
+                persistence:
+                  name: League
+                  store:
+                    type: PostgreSQL
+                    url: "\(url)"
+                """, to: "stores.yaml", in: directory)
+            let (description, players) = try runLeagueProgram(
+                { try StoreConfigurationSources(file: file, environment: [:]) }, registry: registryWithCustomType())
+            #expect(description.type == "PostgreSQL")
+            #expect(description.url?.absoluteString == url)
+            #expect(players == 2)
+            // The same through the environment alone.
+            let environment = ["PERSISTENCE_NAME": "League", "PERSISTENCE_STORE_TYPE": "PostgreSQL", "PERSISTENCE_STORE_URL": url]
+            let (fromEnvironment, again) = try runLeagueProgram(
+                { try StoreConfigurationSources(file: nil, environment: environment) }, registry: registryWithCustomType())
+            #expect(fromEnvironment.type == "PostgreSQL")
+            #expect(again == 4)
+        }
+    }
+
     @Test func theEnvironmentAloneNamesTheConfigurationFile() throws {
         try withTemporaryDirectory { directory in
             let file = try write(text(of: exampleConfiguration), to: "stores.yaml", in: directory)

@@ -20,7 +20,7 @@ import Testing
             #expect(message.contains("`persistence.store.type`"))
             #expect(message.contains("PERSISTENCE_STORE_TYPE"))
             #expect(message.contains("did you mean \"SQLite\"?"))
-            #expect(message.contains("Binary, InMemory, JSONFile, PipeCSV, SQLite, XML"))
+            #expect(message.contains("Binary, InMemory, JSONFile, PipeCSV, PostgreSQL, SQLite, XML"))
         }
     }
 

@@ -44,4 +44,23 @@ import Testing
             #expect(try Data(contentsOf: target) == Data("keep me".utf8))
         }
     }
+
+    /// A connection URI is a store argument too: a league copied to PostgreSQL (the type read
+    /// from the URI's scheme), then shown and dumped from the server.
+    @Test func copyToPostgreSQLAndReadItBack() throws {
+        try withTemporaryDirectory { directory in
+            let source = directory.appendingPathComponent(fileName(for: "SQLite"))
+            #expect(storectl("demo", "--type", "SQLite", "--path", source.path).status == 0)
+            let target = try TestPostgreSQLServer.freshStoreURL("ctl").absoluteString
+            let copy = storectl("copy", source.path, target)
+            #expect(copy.status == 0, "\(copy.errors)")
+            #expect(copy.output.contains("Copied 4 objects from the SQLite store at \(source.path) to the PostgreSQL store at postgresql://"), "\(copy.output)")
+            let info = storectl("info", target)
+            #expect(info.status == 0, "\(info.errors)")
+            #expect(info.output.contains("Type:         PostgreSQL"), "\(info.output)")
+            #expect(info.output.contains("Store:        postgresql://"), "\(info.output)")
+            let dump = storectl("dump", target)
+            #expect(dump.output.contains("Bailey"), "\(dump.output)")
+        }
+    }
 }

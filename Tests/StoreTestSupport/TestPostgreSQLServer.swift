@@ -9,17 +9,18 @@ import Testing
 /// PostgreSQL refuses to run as root: as root, `initdb` and `pg_ctl` run as the `postgres` user
 /// (`runuser -u postgres --`), which owns the folder. When the server cannot start, every test
 /// that needs it fails with the reason; none is skipped.
-enum TestPostgreSQLServer {
+public enum TestPostgreSQLServer {
     /// The server's base URI (`postgresql:///postgres?host=…&user=postgres`), or why there is none.
-    static let base: Result<String, ServerError> = start()
+    public static let base: Result<String, ServerError> = start()
 
     /// Why the test server could not start.
-    struct ServerError: Error, CustomStringConvertible {
-        let description: String
+    public struct ServerError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let description: String
     }
 
     /// The base URI; records an issue (and throws) when the server could not start.
-    static func uri() throws -> String {
+    public static func uri() throws -> String {
         switch base {
         case .success(let uri): return uri
         case .failure(let error):
@@ -30,7 +31,7 @@ enum TestPostgreSQLServer {
 
     /// A URL of the test server for a store in a new PostgreSQL schema of its own (so tests
     /// never see each other's tables).
-    static func freshStoreURL(_ label: String = "t") throws -> URL {
+    public static func freshStoreURL(_ label: String = "t") throws -> URL {
         let schema = "\(label)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
         let uri = try uri()
         let separator = uri.contains("?") ? "&" : "?"
