@@ -11,6 +11,7 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks InMemoryStoreBenchmark
 //     swift run -c release --package-path Benchmarks ConcurrentReadersBenchmark
 //     swift run -c release --package-path Benchmarks MigrationBenchmark
+//     swift run -c release --package-path Benchmarks PostgreSQLStoreBenchmark --url "$(bash scripts/postgres-scratch.sh start)"
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -51,6 +52,14 @@ let package = Package(
             name: "InMemoryStoreBenchmark",
             dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSupport"],
             path: "Sources/InMemoryStoreBenchmark"),
+        // libpq for the PostgreSQL benchmark's baseline.
+        .systemLibrary(
+            name: "BenchmarkLibPQ", path: "Sources/BenchmarkLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // W1–W4 and W6 on the PostgreSQL store vs the same statements written with libpq.
+        .executableTarget(
+            name: "PostgreSQLStoreBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibPQ", "BenchmarkSupport"],
+            path: "Sources/PostgreSQLStoreBenchmark"),
         // The raw sqlite3 C API for the SQLite benchmark's baseline (the main package's CSQLite
         // is internal to it), and glibc's heap statistics.
         .systemLibrary(

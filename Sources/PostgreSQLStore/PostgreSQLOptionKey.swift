@@ -10,6 +10,10 @@ public enum PostgreSQLOptionKey {
     /// underscores); overrides the URL's `schema` parameter. Default `public`. Stores in
     /// different schemas of one database are independent stores.
     public static let schema = "PersistentStoresPostgreSQLSchemaOption"
+    /// The number of connections that answer fetches beside each other and beside saves (an
+    /// integer, 0–64; default 4); 0 runs every request on the store's one connection, under the
+    /// coordinator's lock.
+    public static let readConnections = "PersistentStoresPostgreSQLReadConnectionsOption"
     /// The server's host name, address or Unix-socket folder (libpq's `host`); overrides the
     /// URL's.
     public static let host = "PersistentStoresPostgreSQLHostOption"

@@ -24,14 +24,17 @@ import StoreCore
 /// `refresh(_:mergeChanges:)` and by merges).
 ///
 /// Batch update, delete and insert requests run as single SQL statements, as in the SQLite
-/// store. Not yet built (see `docs/postgresql.md`): persistent history, migration, a pool of
-/// read connections; dictionary fetches are shaped in memory from the objects the SQL selects.
+/// store. Fetches from several contexts run at once on a pool of read connections
+/// (``PostgreSQLOptionKey/readConnections``). Not yet built (see `docs/postgresql.md`):
+/// persistent history; dictionary fetches are shaped in memory from the objects the SQL selects.
 public final class PostgreSQLStore: IncrementalStore {
     /// "PostgreSQL".
     public static var storeType: String { "PostgreSQL" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, row versions
-    /// kept (`Z_OPT`).
-    public static var capabilities: StoreCapabilities { [.persistent, .incremental, .batchRequests, .multiProcess, .persistentRowVersions] }
+    /// kept (`Z_OPT`), concurrent fetches (a pool of read connections).
+    public static var capabilities: StoreCapabilities {
+        [.persistent, .incremental, .batchRequests, .multiProcess, .persistentRowVersions, .concurrentReads]
+    }
 
     /// Registers the store type in `registry` (the shared one by default) under "PostgreSQL".
     public static func register(in registry: StoreRegistry = .shared) {

@@ -30,13 +30,22 @@ extension SQLiteStore {
         let size = try Self.readConnections(options: options)
         guard size > 0, let url, let connection, let schema else { return nil }
         guard try connection.pragmaValue("journal_mode")?.lowercased() == "wal" else { return nil }
-        return SQLiteReadPool(
-            size: size, model: model, configurationName: configurationName, url: url, options: options, schema: schema,
-            identifier: identifier, readOnly: isReadOnly)
+        let (model, configurationName, options, identifier, readOnly) = (model, configurationName, options, identifier, isReadOnly)
+        // Each reader runs each fetch in one read transaction, so its queries (the rows and their
+        // prefetched relationships) see one committed snapshot, and no statement keeps an old
+        // snapshot open after it.
+        return ReadConnectionPool(
+            size: size,
+            open: {
+                try SQLiteStore.reader(
+                    model: model, configurationName: configurationName, url: url, options: options, schema: schema,
+                    identifier: identifier, readOnly: readOnly)
+            },
+            answer: { reader, request in try reader.fetchInReadTransaction(request) })
     }
 
     /// A reader of the store at `url`: a store object over a connection of its own that only
-    /// reads (`query_only`), with the writer's schema and identifier, for ``SQLiteReadPool``.
+    /// reads (`query_only`), with the writer's schema and identifier, for the store's read pool.
     static func reader(
         model: ObjectModel, configurationName: String?, url: URL, options: StoreOptions, schema: SQLSchema,
         identifier: String, readOnly: Bool

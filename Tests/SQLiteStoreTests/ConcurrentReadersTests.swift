@@ -195,7 +195,7 @@ struct ConcurrentReadersTests {
             model: try Self.model(), configurationName: nil, url: directory.file("pool.sqlite"),
             options: [SQLiteOptionKey.readConnections: .int(2)])
         try store.loadMetadata()
-        let pool = try #require(try store.makeConcurrentFetcher() as? SQLiteReadPool)
+        let pool = try #require(try store.makeConcurrentFetcher() as? ReadConnectionPool<SQLiteStore>)
         #expect(pool.size == 2)
         #expect(pool.openedCount == 0)
         #expect(try pool.fetch(FetchRequest(entityName: "Person")) == .nodes([]))

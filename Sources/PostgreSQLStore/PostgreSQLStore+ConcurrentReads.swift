@@ -1,0 +1,55 @@
+import Foundation
+import StoreCore
+
+/// Fetches from several contexts at once: each runs on a read connection of its own
+/// (`ReadConnectionPool`), outside the coordinator's lock, so reads scale with the server.
+extension PostgreSQLStore: ConcurrentReadingStore {
+    /// The default number of read connections (``PostgreSQLOptionKey/readConnections``).
+    public static let defaultReadConnections = 4
+
+    /// The number of read connections the options ask for: ``defaultReadConnections`` when
+    /// unset; 134070 for anything but a whole number from 0 to 64.
+    public static func readConnections(options: StoreOptions) throws -> Int {
+        let count: Int?
+        switch options[PostgreSQLOptionKey.readConnections] {
+        case nil: count = defaultReadConnections
+        case .int(let value)?: count = Int(exactly: value)
+        case .string(let value)?: count = Int(value)
+        default: count = nil
+        }
+        guard let count, (0...64).contains(count) else {
+            throw StoreError(
+                .persistentStoreOperation, "The \(PostgreSQLOptionKey.readConnections) option must be a whole number from 0 to 64")
+        }
+        return count
+    }
+
+    /// A pool of read connections (none when the option says 0). Each reader answers a fetch in
+    /// one read-only transaction at `REPEATABLE READ`, so all of its queries (the rows and their
+    /// prefetched relationships) see one committed snapshot.
+    public func makeConcurrentFetcher() throws -> (any ConcurrentFetcher)? {
+        let size = try Self.readConnections(options: options)
+        guard size > 0, let url, let schema else { return nil }
+        let (model, configurationName, options, identifier) = (model, configurationName, options, identifier)
+        return ReadConnectionPool(
+            size: size,
+            open: {
+                let reader = try PostgreSQLStore(model: model, configurationName: configurationName, url: url, options: options)
+                let connection = try PostgreSQLConnection(endpoint: reader.endpoint)
+                try connection.execute(
+                    "SET search_path TO \(PostgreSQLConnection.quote(reader.endpoint.schema))", [], "choosing the schema")
+                reader.connection = connection
+                reader.schema = schema
+                reader.metadata[MetadataKey.storeUUID] = .string(identifier)
+                reader.metadataChanged = false
+                return reader
+            },
+            answer: { reader, request in
+                let (connection, _) = try reader.ready()
+                return try connection.transaction {
+                    try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", [], "starting a read")
+                    return try reader.fetch(request)
+                }
+            })
+    }
+}
