@@ -52,6 +52,7 @@ extension PostgreSQLStore {
                     "Optimistic locking failure: \(conflicts.count) object(s) changed or deleted in the store since they were read",
                     objectIDs: conflicts)
             }
+            if recordsHistory && !request.isEmpty { try recordHistory(of: request, connection: connection, schema: schema) }
             if metadataChanged { try writeMetadata(metadata, to: connection) }
         }
         metadataChanged = false

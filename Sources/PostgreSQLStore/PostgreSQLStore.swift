@@ -25,15 +25,17 @@ import StoreCore
 ///
 /// Batch update, delete and insert requests run as single SQL statements, as in the SQLite
 /// store. Fetches from several contexts run at once on a pool of read connections
-/// (``PostgreSQLOptionKey/readConnections``). Not yet built (see `docs/postgresql.md`):
-/// persistent history; dictionary fetches are shaped in memory from the objects the SQL selects.
+/// (``PostgreSQLOptionKey/readConnections``); persistent history records each save for other
+/// processes to catch up with. Dictionary fetches are shaped in memory from the objects the SQL
+/// selects (see `docs/postgresql.md`).
 public final class PostgreSQLStore: IncrementalStore {
     /// "PostgreSQL".
     public static var storeType: String { "PostgreSQL" }
     /// Persistent, incremental, batch requests in SQL, shared between processes, row versions
-    /// kept (`Z_OPT`), concurrent fetches (a pool of read connections).
+    /// kept (`Z_OPT`), concurrent fetches (a pool of read connections), persistent history
+    /// (with `StoreOptionKey.persistentHistoryTracking`).
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .batchRequests, .multiProcess, .persistentRowVersions, .concurrentReads]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .persistentRowVersions, .concurrentReads, .persistentHistory]
     }
 
     /// Registers the store type in `registry` (the shared one by default) under "PostgreSQL".
@@ -109,6 +111,7 @@ public final class PostgreSQLStore: IncrementalStore {
         } else {
             try loadExisting(opened)
         }
+        try prepareHistory(opened)
         connection = opened
         metadataChanged = false
     }
