@@ -58,7 +58,7 @@ enum PostgreSQLSchema {
     /// The statements that create the store's tables, indexes and functions in the PostgreSQL
     /// schema `name` (which must not exist yet, or be empty): system tables, entity and join
     /// tables, indexes, functions. Run in one transaction with ``functionStatements(unaccentSchema:)``.
-    static func createStatements(for schema: SQLSchema) -> [String] {
+    static func createStatements(for schema: SQLSchema, model: ObjectModel) -> [String] {
         var statements = [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT bigint PRIMARY KEY, Z_NAME text, Z_SUPER bigint, Z_MAX bigint)",
             "CREATE TABLE Z_METADATA (Z_VERSION bigint PRIMARY KEY, Z_UUID text, Z_PLIST bytea)",
@@ -76,6 +76,42 @@ enum PostgreSQLSchema {
             statements.append("CREATE TABLE \(SQLSchema.sql(table.name)) (\(parts.joined(separator: ", ")))")
         }
         statements += schema.indexes.map(SQLSchema.createStatement(for:))
+        statements += modelIndexStatements(for: schema, model: model)
+        return statements
+    }
+
+    /// The model's fetch indexes (B-tree indexes on their properties' columns, in order and
+    /// direction) and uniqueness constraints (unique indexes over the rows of the entity and its
+    /// sub-entities), which the layout shared with SQLite leaves out. A uniqueness constraint is
+    /// checked by the coordinator at every save, for every store type; the unique index also
+    /// stops two processes inserting the same values at once (a save that would break it fails
+    /// with 133021). Elements that are expressions, and properties without a column, are left out.
+    static func modelIndexStatements(for schema: SQLSchema, model: ObjectModel) -> [String] {
+        var statements: [String] = []
+        for name in schema.entities.keys.sorted() {
+            guard let mapping = schema.entities[name], let entity = model.entity(named: name) else { continue }
+            func column(_ property: String) -> String? {
+                mapping.attributes.first { $0.name == property }?.column ?? mapping.toOnes.first { $0.name == property }?.column
+            }
+            let table = SQLSchema.sql(mapping.table)
+            for index in entity.fetchIndexes {
+                let columns = index.elements.compactMap { element -> String? in
+                    guard let property = element.propertyName, let column = column(property) else { return nil }
+                    return SQLSchema.sql(column) + (element.isAscending ? "" : " DESC")
+                }
+                guard !columns.isEmpty else { continue }
+                let indexName = PostgreSQLConnection.quote("\(mapping.table)_\(index.name)_FETCH".prefix(63).description)
+                statements.append("CREATE INDEX \(indexName) ON \(table) (\(columns.joined(separator: ", ")))")
+            }
+            for (position, constraint) in entity.uniquenessConstraints.enumerated() {
+                let columns = constraint.compactMap(column)
+                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                let numbers = mapping.numbersWithDescendants.map(String.init).joined(separator: ", ")
+                let indexName = PostgreSQLConnection.quote("\(mapping.table)_\(mapping.number)_UNIQUE_\(position)".prefix(63).description)
+                statements.append(
+                    "CREATE UNIQUE INDEX \(indexName) ON \(table) (\(columns.map(SQLSchema.sql).joined(separator: ", "))) WHERE Z_ENT IN (\(numbers))")
+            }
+        }
         return statements
     }
 
@@ -155,7 +191,7 @@ enum PostgreSQLSchema {
     /// the tables, indexes and functions in one transaction (and the `unaccent` extension in
     /// `public` when the database has none). Returns whether it created them.
     @discardableResult
-    static func prepare(_ schema: SQLSchema, on connection: PostgreSQLConnection) throws -> Bool {
+    static func prepare(_ schema: SQLSchema, model: ObjectModel, on connection: PostgreSQLConnection) throws -> Bool {
         let name = PostgreSQLConnection.quote(connection.endpoint.schema)
         try connection.execute("SET search_path TO \(name)", [], "choosing the schema \(connection.endpoint.schema)")
         return try connection.transaction {
@@ -172,7 +208,7 @@ enum PostgreSQLSchema {
                 "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'",
                 [], "finding the unaccent extension")
             let extensionSchema = found.text(0, 0) ?? "public"
-            for statement in createStatements(for: schema) + functionStatements(extensionSchema: extensionSchema) {
+            for statement in createStatements(for: schema, model: model) + functionStatements(extensionSchema: extensionSchema) {
                 try connection.execute(statement, [], "creating the store's tables in \(connection.endpoint.schema)")
             }
             return true

@@ -98,7 +98,7 @@ public final class PostgreSQLStore: IncrementalStore {
     public func loadMetadata() throws {
         let opened = try PostgreSQLConnection(endpoint: endpoint)
         let schema = try SQLSchema(model: model, configurationName: configurationName)
-        if try PostgreSQLSchema.prepare(schema, on: opened) {
+        if try PostgreSQLSchema.prepare(schema, model: model, on: opened) {
             try opened.transaction {
                 for row in schema.primaryKeyRows {
                     try opened.execute(

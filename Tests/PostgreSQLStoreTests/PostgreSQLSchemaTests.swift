@@ -12,7 +12,7 @@ import Testing
     static func prepared(_ model: ObjectModel) throws -> (PostgreSQLConnection, SQLSchema) {
         let connection = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL("schema")))
         let schema = try SQLSchema(model: model)
-        #expect(try PostgreSQLSchema.prepare(schema, on: connection))
+        #expect(try PostgreSQLSchema.prepare(schema, model: model, on: connection))
         return (connection, schema)
     }
 
@@ -49,7 +49,26 @@ import Testing
         }
         #expect(checked >= 10)
         // Preparing again finds the tables and creates nothing.
-        #expect(try !PostgreSQLSchema.prepare(schema, on: PostgreSQLConnection(endpoint: connection.endpoint)))
+        #expect(try !PostgreSQLSchema.prepare(schema, model: model, on: PostgreSQLConnection(endpoint: connection.endpoint)))
+    }
+
+    /// Uniqueness constraints become unique indexes over the entity's rows, so two processes
+    /// cannot insert the same values at once even between the coordinator's check and the save.
+    @Test func uniquenessConstraintsAreUniqueIndexes() throws {
+        let model = try ConformanceModels.contacts()
+        let (connection, schema) = try Self.prepared(model)
+        let indexes = try connection.execute(
+            "SELECT indexname, indexdef FROM pg_catalog.pg_indexes WHERE schemaname = $1", [.text(connection.endpoint.schema)])
+        let definitions = (0..<indexes.rowCount).compactMap { indexes.text($0, 1) }
+        #expect(definitions.contains { $0.contains("UNIQUE") && $0.lowercased().contains("zemail") }, "\(definitions)")
+        let contact = try #require(schema.entities["Contact"])
+        let table = SQLSchema.sql(contact.table)
+        let email = SQLSchema.sql(try #require(contact.attributes.first { $0.name == "email" }).column)
+        try connection.execute("INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT, \(email)) VALUES (1, \(contact.number), 1, 'a@example.com')")
+        let duplicate = storeError {
+            try connection.execute("INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT, \(email)) VALUES (2, \(contact.number), 1, 'a@example.com')")
+        }
+        #expect(duplicate?.code == .managedObjectConstraintMerge)
     }
 
     static let texts = [
