@@ -69,14 +69,17 @@ struct Row {
 }
 
 func rows(_ count: Int) -> [Row] {
-    (0..<count).map {
-        Row(
-            name: "\(firstNames[$0 % 26]) \($0)", email: "person\($0)@example.com", age: Int32(18 + $0 % 60),
-            score: Double($0 % 1000) / 7, born: Date(timeIntervalSinceReferenceDate: -1e9 + Double($0) * 1234.5))
+    (0..<count).map { (index: Int) -> Row in
+        let name = firstNames[index % 26] + " " + String(index)
+        let email = "person" + String(index) + "@example.com"
+        let age = Int32(18 + index % 60)
+        let score = Double(index % 1000) / 7
+        let born = Date(timeIntervalSinceReferenceDate: -1e9 + Double(index) * 1234.5)
+        return Row(name: name, email: email, age: age, score: score, born: born)
     }
 }
 
-func storeURL(_ schema: String) -> URL {
+func storeURL(_ schema: String, base: String) -> URL {
     guard let url = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=\(schema)") else { fail("not a URL: \(base)") }
     return url
 }
@@ -87,7 +90,7 @@ func storeURL(_ schema: String) -> URL {
 final class Raw {
     let connection: OpaquePointer
 
-    init(schema: String) {
+    init(schema: String, base: String) {
         guard let connection = PQconnectdb(base), PQstatus(connection) == CONNECTION_OK else { fail("cannot connect to \(base)") }
         self.connection = connection
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
@@ -162,9 +165,9 @@ for size in sizes {
         let schema = "bench_fw_\(size)_\(run)"
         do {
             // A fresh schema for the store.
-            try? PersistentStoreCoordinator(model: model).destroyPersistentStore(at: storeURL(schema), type: "PostgreSQL")
+            try? PersistentStoreCoordinator(model: model).destroyPersistentStore(at: storeURL(schema, base: base), type: "PostgreSQL")
             let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPersistentStore(type: "PostgreSQL", at: storeURL(schema))
+            try coordinator.addPersistentStore(type: "PostgreSQL", at: storeURL(schema, base: base))
             try frameworkTime("W1 insert N, save") {
                 let context = ManagedObjectContext(coordinator: coordinator)
                 for row in data {
@@ -178,7 +181,7 @@ for size in sizes {
                 try context.save()
             }
             let reader = PersistentStoreCoordinator(model: model)
-            try reader.addPersistentStore(type: "PostgreSQL", at: storeURL(schema))
+            try reader.addPersistentStore(type: "PostgreSQL", at: storeURL(schema, base: base))
             let all = try frameworkTime("W2 fetch N, read all") { () -> Int in
                 let context = ManagedObjectContext(coordinator: reader)
                 var checksum = 0
@@ -215,13 +218,12 @@ for size in sizes {
             _ = try frameworkTime("W6 batch delete 50%") {
                 try reader.execute(BatchDeleteRequest(entityName: "Person", predicate: try FetchPredicate(format: "age >= 48"), resultType: .count))
             }
-            try reader.destroyPersistentStore(at: storeURL(schema), type: "PostgreSQL")
         } catch {
             fail("framework, \(size) rows: \(error)")
         }
 
         let rawSchema = "bench_raw_\(size)_\(run)"
-        let connection = Raw(schema: rawSchema)
+        let connection = Raw(schema: rawSchema, base: base)
         rawTime("W1 insert N, save") {
             connection.exec("BEGIN")
             for (index, row) in data.enumerated() {
