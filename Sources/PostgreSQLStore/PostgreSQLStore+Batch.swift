@@ -7,7 +7,7 @@ extension PostgreSQLStore {
     /// see a conflict at their next save, in any process — and keeps the rows the compiled
     /// predicate selects. IDs come back through `RETURNING`.
     func batchUpdate(_ request: BatchUpdateRequest) throws -> StoreResult {
-        let (connection, schema) = try ready()
+        let (connection, schema) = try writable("the batch request")
         guard let mapping = schema.entities[request.entityName] else { return .batch(Self.empty(request.resultType)) }
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping, dialect: .postgreSQL)
         let assignments = try compiler.assignments(request.propertiesToUpdate, of: mapping)
@@ -24,7 +24,7 @@ extension PostgreSQLStore {
     /// them go with them (the keys are collected once in a temporary table, so every statement
     /// sees the same rows).
     func batchDelete(_ request: BatchDeleteRequest) throws -> StoreResult {
-        let (connection, schema) = try ready()
+        let (connection, schema) = try writable("the batch request")
         guard let mapping = schema.entities[request.entityName] else { return .batch(Self.empty(request.resultType)) }
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping, dialect: .postgreSQL)
         var conditions: [String] = []
@@ -81,7 +81,7 @@ extension PostgreSQLStore {
     /// with `Z_OPT` 1, attributes an object leaves out take the model's default value, values are
     /// coerced to the attribute types (1550 naming the object's position otherwise).
     func batchInsert(_ request: BatchInsertRequest) throws -> StoreResult {
-        let (connection, schema) = try ready()
+        let (connection, schema) = try writable("the batch request")
         let mapping = try self.mapping(of: request.entityName)
         if mapping.isAbstract {
             throw StoreError(

@@ -142,7 +142,7 @@ extension PostgreSQLStore {
     /// Permanent IDs from `Z_MAX` of each entity tree's root, taken with one `UPDATE …
     /// RETURNING` per tree (atomic, so no other process is handed the same keys).
     public func obtainPermanentIDs(for objectIDs: [ObjectID]) throws -> [ObjectID] {
-        let (connection, schema) = try ready()
+        let (connection, schema) = try writable("reserving keys for new objects")
         var counts: [Int: Int] = [:]
         var counters: [Int] = []
         for id in objectIDs {

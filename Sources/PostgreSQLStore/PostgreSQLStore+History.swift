@@ -17,7 +17,7 @@ extension PostgreSQLStore: PersistentHistoryStore {
 
     /// Creates the history tables when the store records history.
     func prepareHistory(_ connection: PostgreSQLConnection) throws {
-        guard recordsHistory else { return }
+        guard recordsHistory, !isReadOnly else { return }
         try connection.transaction {
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK bigserial PRIMARY KEY, ZTIMESTAMP double precision, ZAUTHOR text, ZCONTEXTNAME text)",
@@ -101,7 +101,7 @@ extension PostgreSQLStore: PersistentHistoryStore {
     /// Removes the transactions numbered below `transaction`, with their changes.
     public func deleteHistory(before transaction: Int64) throws {
         let (connection, _) = try ready()
-        guard recordsHistory, try hasHistoryTables(connection) else { return }
+        guard recordsHistory, !isReadOnly, try hasHistoryTables(connection) else { return }
         try connection.transaction {
             try connection.execute("DELETE FROM ACHANGE WHERE ZTRANSACTIONID < $1", [.text(String(transaction))], "purging the history")
             try connection.execute("DELETE FROM ATRANSACTION WHERE Z_PK < $1", [.text(String(transaction))], "purging the history")

@@ -7,7 +7,8 @@ extension PostgreSQLStore {
     /// the largest key used. A row another process changed or deleted since it was read is a
     /// conflict (133020, naming the objects); any conflict or error rolls everything back.
     func save(_ request: SaveChangesRequest) throws -> StoreResult {
-        let (connection, schema) = try ready()
+        if isReadOnly && request.isEmpty { return .saved(versions: [:]) }
+        let (connection, schema) = try writable("the save")
         if request.isEmpty && !metadataChanged { return .saved(versions: [:]) }
         var versions: [ObjectID: Int64] = [:]
         try connection.transaction {

@@ -35,7 +35,7 @@ public final class PostgreSQLStore: IncrementalStore {
     /// kept (`Z_OPT`), concurrent fetches (a pool of read connections), persistent history
     /// (with `StoreOptionKey.persistentHistoryTracking`).
     public static var capabilities: StoreCapabilities {
-        [.persistent, .incremental, .batchRequests, .multiProcess, .persistentRowVersions, .concurrentReads, .persistentHistory]
+        [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .persistentRowVersions, .concurrentReads, .persistentHistory]
     }
 
     /// Registers the store type in `registry` (the shared one by default) under "PostgreSQL".
@@ -51,8 +51,10 @@ public final class PostgreSQLStore: IncrementalStore {
     public let url: URL?
     /// The options given when the store was added.
     public let options: StoreOptions
-    /// Always false: the store is read-write.
-    public var isReadOnly: Bool { false }
+    /// Whether the store was added with `StoreOptionKey.readOnly`: nothing is created or
+    /// written, saves and key reservations fail with 134070, and the connections themselves
+    /// refuse writes (`default_transaction_read_only`).
+    public let isReadOnly: Bool
     /// The store's metadata (`Z_METADATA.Z_PLIST`); changes are written at the next save.
     public var metadata: StoreMetadata {
         didSet {
@@ -82,6 +84,7 @@ public final class PostgreSQLStore: IncrementalStore {
         self.configurationName = configurationName
         self.url = url
         self.options = options
+        self.isReadOnly = Self.isReadOnly(options: options)
         let metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)
         self.metadata = metadata
         self.identifier = metadata[MetadataKey.storeUUID]?.stringValue ?? ""
@@ -98,6 +101,20 @@ public final class PostgreSQLStore: IncrementalStore {
     public func loadMetadata() throws {
         let opened = try PostgreSQLConnection(endpoint: endpoint)
         let schema = try SQLSchema(model: model, configurationName: configurationName)
+        if isReadOnly {
+            try opened.execute("SET default_transaction_read_only = on", [], "opening the store read-only")
+            try opened.execute("SET search_path TO \(PostgreSQLConnection.quote(endpoint.schema))", [], "choosing the schema")
+            let exists = try opened.execute(
+                "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(endpoint.schema)],
+                "looking for the store's tables")
+            guard exists.rowCount > 0 else {
+                throw StoreError(.persistentStoreOperation, "The read-only \(place) has no store to read")
+            }
+            try loadExisting(opened)
+            connection = opened
+            metadataChanged = false
+            return
+        }
         if try PostgreSQLSchema.prepare(schema, model: model, on: opened) {
             try opened.transaction {
                 for row in schema.primaryKeyRows {
@@ -227,9 +244,19 @@ public final class PostgreSQLStore: IncrementalStore {
 
     /// Writes metadata changed since the last save before the store is detached.
     public func willRemove(from coordinator: PersistentStoreCoordinator) {
-        guard metadataChanged, let connection else { return }
+        guard metadataChanged, !isReadOnly, let connection else { return }
         // Detaching cannot fail; a failed write leaves the change pending with the store gone.
         if (try? writeMetadata(metadata, to: connection)) != nil { metadataChanged = false }
+    }
+
+    /// The open connection and schema of a store that may be written; 134070 when it is
+    /// read-only.
+    func writable(_ doing: String) throws -> (PostgreSQLConnection, SQLSchema) {
+        let ready = try self.ready()
+        if isReadOnly {
+            throw StoreError(.persistentStoreOperation, "The \(place) is read-only; \(doing) was refused")
+        }
+        return ready
     }
 
     /// The open connection and schema, or 134070 before ``loadMetadata()``.

@@ -528,11 +528,11 @@ public final class ManagedObjectContext {
                 break
             } catch let error as StoreError where error.code == .managedObjectMerge {
                 attempts += 1
-                guard mergePolicy != .error, attempts < 3 else { throw describeConflicts(error) }
+                guard mergePolicy != .error, attempts < Self.maximumSaveAttempts else { throw describeConflicts(error) }
                 try resolveConflicts(error.objectIDs)
             } catch let error as StoreError where error.code == .managedObjectConstraintMerge {
                 attempts += 1
-                guard mergePolicy != .error, attempts < 3 else { throw error }
+                guard mergePolicy != .error, attempts < Self.maximumSaveAttempts else { throw error }
                 try resolveConstraintConflicts(error)
                 insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
                 try validateForSave(inserting: insertedObjects)
@@ -759,6 +759,14 @@ public final class ManagedObjectContext {
     }
 
     // MARK: Conflicts
+
+    /// How many times a save is tried when its merge policy resolves conflicts. Within one
+    /// process a resolved save never conflicts again (the coordinator serialises saves), but
+    /// another process sharing the store (a SQLite file, a PostgreSQL database) can change the
+    /// same rows between a resolution and the retried save; each attempt reads the rows' current
+    /// versions again, so a save fails with 133020 under a merge policy only when other processes
+    /// won this many times in a row.
+    static let maximumSaveAttempts = 64
 
     /// A 133020 error whose message lists each conflicting object with the version this context
     /// read and what the store holds now.
