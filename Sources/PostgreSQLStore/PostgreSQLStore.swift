@@ -47,7 +47,7 @@ public final class PostgreSQLStore: IncrementalStore {
     public let model: ObjectModel
     /// The configuration the store holds; nil for every entity.
     public let configurationName: String?
-    /// The connection URI (its password is never shown: see ``description``).
+    /// The connection URI (errors and logs show it without its password).
     public let url: URL?
     /// The options given when the store was added.
     public let options: StoreOptions
