@@ -22,6 +22,9 @@ final class PostgreSQLResult {
         return Int(String(cString: text)) ?? 0
     }
 
+    /// The type (PostgreSQL's OID) of a column of the result.
+    func typeOID(_ column: Int) -> UInt32 { UInt32(PQftype(handle, Int32(column))) }
+
     /// Whether a field is SQL NULL.
     func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
 

@@ -3,8 +3,8 @@ import StoreCore
 
 extension PostgreSQLStore {
     /// Answers a fetch in SQL compiled by the shared compiler in PostgreSQL's dialect: the
-    /// predicate, sort keys, window and count; dictionary results are shaped in memory from the
-    /// objects the SQL selects.
+    /// predicate, sort keys, window, count and dictionary columns with their grouping and
+    /// aggregates.
     func fetch(_ request: FetchRequest) throws -> StoreResult {
         let (connection, schema) = try ready()
         guard let mapping = schema.entities[request.entityName] else {
@@ -15,7 +15,6 @@ extension PostgreSQLStore {
             case .dictionaries: return .dictionaries([])
             }
         }
-        if request.resultType == .dictionaries { return try fetchDictionaries(request, connection: connection, schema: schema) }
         let numbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping, dialect: .postgreSQL)
         let conditions = try compiler.selection(entity: mapping, includesSubentities: request.includesSubentities, predicate: request.predicate)
@@ -24,11 +23,10 @@ extension PostgreSQLStore {
             for key in request.sortKeys { order += try compiler.orderTerms(for: key) }
             order.append("t0.Z_PK")
         }
-        var window = ""
-        if request.fetchLimit > 0 || request.fetchOffset > 0 {
-            let limit = request.fetchLimit > 0 ? compiler.parameter(.int(Int64(request.fetchLimit))) : "ALL"
-            window = " LIMIT \(limit) OFFSET \(compiler.parameter(.int(Int64(max(0, request.fetchOffset)))))"
+        if request.resultType == .dictionaries {
+            return try fetchDictionaries(request, mapping: mapping, compiler: compiler, conditions: conditions, connection: connection, schema: schema)
         }
+        let window = Self.window(request, compiler: compiler)
         let reader = rowReader(for: numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }, schema: schema)
         let from = ([SQLSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
@@ -64,21 +62,59 @@ extension PostgreSQLStore {
         }
     }
 
-    /// A dictionary fetch: the objects the predicate selects (in SQL), then grouped, aggregated,
-    /// sorted and windowed in memory by the shared query engine.
-    private func fetchDictionaries(_ request: FetchRequest, connection: PostgreSQLConnection, schema: SQLSchema) throws -> StoreResult {
-        var selecting = request
-        selecting.resultType = .managedObjects
-        selecting.fetchLimit = 0
-        selecting.fetchOffset = 0
-        selecting.sortKeys = []
-        guard case .nodes(let nodes) = try fetch(selecting) else { return .dictionaries([]) }
-        var shaping = request
-        shaping.predicate = nil
-        let graph = NodeGraph(
-            model: model, node: { [self] id in try? newValues(forObjectWith: id) },
-            relatedObjectIDs: { [self] name, id in try newValue(forRelationship: name, forObjectWith: id) })
-        return try QueryEngine.execute(shaping, over: nodes, graph: graph)
+    /// ` LIMIT $n OFFSET $m` for a request with a window, bound through the compiler.
+    static func window(_ request: FetchRequest, compiler: SQLQueryCompiler) -> String {
+        guard request.fetchLimit > 0 || request.fetchOffset > 0 else { return "" }
+        let limit = request.fetchLimit > 0 ? compiler.parameter(.int(Int64(request.fetchLimit))) : "ALL"
+        return " LIMIT \(limit) OFFSET \(compiler.parameter(.int(Int64(max(0, request.fetchOffset)))))"
+    }
+
+    /// A dictionary fetch in SQL, written by the compiler the SQLite store uses
+    /// (`SQLDictionaryQuery`): columns, grouping, aggregates and order run on the server.
+    private func fetchDictionaries(
+        _ request: FetchRequest, mapping: SQLEntityMapping, compiler: SQLQueryCompiler, conditions: [String],
+        connection: PostgreSQLConnection, schema: SQLSchema
+    ) throws -> StoreResult {
+        let window = request.returnsDistinctResults ? "" : Self.window(request, compiler: compiler)
+        let query = try compiler.dictionaryQuery(request, mapping: mapping, conditions: conditions, window: window)
+        let result = try connection.execute(query.sql, Self.parameters(compiler.parameters), "fetching dictionaries of \(request.entityName)")
+        var rows: [[String: StoreValue]] = []
+        rows.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            rows.append(try query.row { column, positions in try decode(column, at: positions, row: row, of: result, schema: schema) })
+        }
+        return .dictionaries(query.finish(rows, request: request))
+    }
+
+    /// One value of a dictionary row.
+    private func decode(
+        _ column: SQLDictionaryQuery.Column, at positions: [Int], row: Int, of result: PostgreSQLResult, schema: SQLSchema
+    ) throws -> StoreValue {
+        switch column.decoder {
+        case .constant(let constant): return constant
+        case .typed(let type):
+            guard let position = positions.first else { return .null }
+            return try PostgreSQLValueCoder.read(result, row, position, as: type, place: "the dictionary column \(column.key)") ?? .null
+        case .raw:
+            guard let position = positions.first, let text = result.text(row, position) else { return .null }
+            switch result.typeOID(position) {
+            case 16: return .bool(text == "t")
+            case 20, 21, 23: return Int64(text).map(StoreValue.int) ?? .null
+            case 700, 701: return Double(text).map(StoreValue.double) ?? .null
+            case 1700:
+                // numeric: SUM of integers is integral, AVG is not.
+                if let integer = Int64(text) { return .int(integer) }
+                return Double(text).map(StoreValue.double) ?? .null
+            case 17: return result.bytes(row, position).map(StoreValue.data) ?? .null
+            default: return .string(PostgreSQLValueCoder.original(text))
+            }
+        case .object(let entity, let entityColumn):
+            guard let position = positions.first, let key = result.int64(row, position) else { return .null }
+            if entityColumn, positions.count > 1, let number = result.int64(row, positions[1]) {
+                return .objectID(try objectID(entityNumber: Int(number), primaryKey: key, schema: schema))
+            }
+            return .objectID(ObjectID(storeIdentifier: identifier, entityName: entity, reference: .int(key)))
+        }
     }
 
     /// The values of one object, read by primary key; 133000 when the row does not exist.

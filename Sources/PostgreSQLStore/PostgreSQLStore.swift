@@ -26,8 +26,7 @@ import StoreCore
 /// Batch update, delete and insert requests run as single SQL statements, as in the SQLite
 /// store. Fetches from several contexts run at once on a pool of read connections
 /// (``PostgreSQLOptionKey/readConnections``); persistent history records each save for other
-/// processes to catch up with. Dictionary fetches are shaped in memory from the objects the SQL
-/// selects (see `docs/postgresql.md`).
+/// processes to catch up with (see `docs/postgresql.md`).
 public final class PostgreSQLStore: IncrementalStore {
     /// "PostgreSQL".
     public static var storeType: String { "PostgreSQL" }
