@@ -51,8 +51,17 @@ public enum ConformanceSuite {
         storeType: String, registry: StoreRegistry = .shared, cases: [ConformanceCase] = allCases,
         progress: ((ConformanceResult) -> Void)? = nil
     ) -> ConformanceReport {
+        run(storeType: storeType, registry: registry, cases: cases, storeURLs: nil, progress: progress)
+    }
+
+    /// ``run(storeType:registry:cases:progress:)`` for a store type whose stores are not files:
+    /// `storeURLs` gives the URL of each store of a run (see ``runs(storeType:cases:storeURLs:)``).
+    public static func run(
+        storeType: String, registry: StoreRegistry = .shared, cases: [ConformanceCase] = allCases,
+        storeURLs: (@Sendable (_ directory: URL, _ name: String) -> URL?)?, progress: ((ConformanceResult) -> Void)? = nil
+    ) -> ConformanceReport {
         ConformanceReport(
-            results: runs(storeType: storeType, cases: cases).map { run in
+            results: runs(storeType: storeType, cases: cases, storeURLs: storeURLs).map { run in
                 let result = run.execute(registry: registry)
                 progress?(result)
                 return result

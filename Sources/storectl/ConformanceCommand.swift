@@ -1,5 +1,6 @@
 import ArgumentParser
 import Conformance
+import Foundation
 import PersistentStores
 
 /// `storectl conformance --type T`: runs the conformance suite on a registered store type and
@@ -14,15 +15,30 @@ struct ConformanceCommand: ParsableCommand {
     @Option(name: .long, help: "Run only the cases of this behaviour number.")
     var behaviour: Int?
 
+    @Option(name: .long, help: "For a store type on a server (PostgreSQL): the server's connection URI; each run's stores go in schemas of their own.")
+    var url: String?
+
     func run() throws {
         PersistentStores.registerBuiltInStoreTypes()
-        _ = try StoreRegistry.shared.requireStoreType(named: type)
+        let storeClass = try StoreRegistry.shared.requireStoreType(named: type)
+        var storeURLs: (@Sendable (URL, String) -> URL?)?
+        if storeClass is any ServerStore.Type {
+            guard let base = url else {
+                throw StoreError(.persistentStoreOperation, "\(type) stores live on a server: give its connection URI with --url")
+            }
+            // A schema per run and store, named after the run's fresh folder and the store.
+            storeURLs = { directory, name in
+                let run = directory.lastPathComponent.lowercased().filter(\.isHexDigit).prefix(32)
+                let store = name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(20)
+                return URL(string: base + (base.contains("?") ? "&" : "?") + "schema=c\(run)_\(store)")
+            }
+        }
         let cases = ConformanceSuite.allCases.filter { behaviour == nil || $0.behaviour == behaviour }
-        let runs = ConformanceSuite.runs(storeType: type, cases: cases)
+        let runs = ConformanceSuite.runs(storeType: type, cases: cases, storeURLs: storeURLs)
         let widths = ConformanceReport.ColumnWidths(fitting: runs)
         var done = 0
         // One line per run as it ends, so a long suite shows its progress.
-        let report = ConformanceSuite.run(storeType: type, cases: cases) { result in
+        let report = ConformanceSuite.run(storeType: type, cases: cases, storeURLs: storeURLs) { result in
             done += 1
             Console.current.print("[\(done)/\(runs.count)] " + result.line(widths: widths))
         }

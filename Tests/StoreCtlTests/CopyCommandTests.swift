@@ -63,4 +63,15 @@ import Testing
             #expect(dump.output.contains("Bailey"), "\(dump.output)")
         }
     }
+
+    /// `storectl conformance` on the PostgreSQL type needs the server (`--url`) and then runs
+    /// the cases there, a schema per run.
+    @Test func conformanceOnPostgreSQLRunsOnTheServerGiven() throws {
+        let missing = storectl("conformance", "--type", "PostgreSQL", "--behaviour", "11")
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("--url"), "\(missing.errors)")
+        let run = storectl("conformance", "--type", "PostgreSQL", "--behaviour", "11", "--url", try TestPostgreSQLServer.uri())
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        #expect(run.output.contains("0 failed"), "\(run.output)")
+    }
 }
