@@ -28,24 +28,10 @@ extension SQLiteStore {
         let (connection, schema) = try writable()
         guard let mapping = schema.entities[request.entityName] else { return .batch(Self.empty(request.resultType)) }
         let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: identifier, entity: mapping)
-        var conditions: [String] = []
-        var deletedNumbers: [Int]
+        let conditions: [String]
+        let deletedNumbers: [Int]
         if let ids = request.objectIDs {
-            var keys: [Int64] = []
-            var numbers: Set<Int> = []
-            for id in ids {
-                keys.append(try primaryKey(of: id))
-                guard let number = schema.entityNumbers[id.entityName], mapping.root == schema.entities[id.entityName]?.root else {
-                    throw StoreError(
-                        .coreData, "A batch delete of \(mapping.root) objects cannot delete \(id)", objectIDs: [id], entityName: id.entityName)
-                }
-                numbers.insert(number)
-            }
-            deletedNumbers = numbers.sorted()
-            let tree = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
-            if let restriction = SQLQueryCompiler.entityRestriction(deletedNumbers, of: tree, alias: "t0") { conditions.append(restriction) }
-            let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
-            conditions.append("t0.Z_PK IN (SELECT value FROM json_each(\(compiler.parameter(.string(list)))))")
+            (conditions, deletedNumbers) = try compiler.selection(deleting: ids, of: mapping, key: primaryKey(of:))
         } else {
             deletedNumbers = request.includesSubentities ? mapping.numbersWithDescendants : [mapping.number]
             conditions = try compiler.selection(

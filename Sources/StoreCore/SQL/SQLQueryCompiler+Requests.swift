@@ -25,6 +25,37 @@ extension SQLQueryCompiler {
         return conditions
     }
 
+    /// The conditions on `t0` and the entity numbers of a batch delete of `ids` (objects of
+    /// `mapping`'s entity tree; `key` gives each one's primary key): an entity restriction and
+    /// the keys as one bound list (SQLite: a JSON array read with `json_each`; PostgreSQL: an
+    /// array parameter), so any number of IDs fits the engines' limits.
+    ///
+    /// - Throws: 134060 for an ID of another entity tree; `key`'s errors.
+    package func selection(deleting ids: [ObjectID], of mapping: SQLEntityMapping, key: (ObjectID) throws -> Int64) throws
+        -> (conditions: [String], entityNumbers: [Int])
+    {
+        var keys: [Int64] = []
+        var numbers: Set<Int> = []
+        for id in ids {
+            keys.append(try key(id))
+            guard let number = schema.entityNumbers[id.entityName], mapping.root == schema.entities[id.entityName]?.root else {
+                throw StoreError(
+                    .coreData, "A batch delete of \(mapping.root) objects cannot delete \(id)", objectIDs: [id], entityName: id.entityName)
+            }
+            numbers.insert(number)
+        }
+        let entityNumbers = numbers.sorted()
+        let tree = schema.entities[mapping.root]?.numbersWithDescendants ?? mapping.numbersWithDescendants
+        var conditions: [String] = []
+        if let restriction = Self.entityRestriction(entityNumbers, of: tree, alias: "t0") { conditions.append(restriction) }
+        let list = keys.map(String.init).joined(separator: ",")
+        switch dialect.kind {
+        case .sqlite: conditions.append("t0.Z_PK IN (SELECT value FROM json_each(\(parameter(.string("[" + list + "]")))))")
+        case .postgreSQL: conditions.append("t0.Z_PK = ANY(\(parameter(.string("{" + list + "}")))::bigint[])")
+        }
+        return (conditions, entityNumbers)
+    }
+
     /// The column assignments of a batch update that sets a to-one relationship to an object of
     /// this store or nil.
     ///
