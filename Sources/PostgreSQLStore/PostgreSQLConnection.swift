@@ -26,6 +26,13 @@ final class PostgreSQLConnection {
             PQfinish(handle)
             throw StoreError(.persistentStoreOpen, "Cannot connect to PostgreSQL at \(endpoint.redactedDescription): \(message)")
         }
+        // Text comes and goes as UTF-8 whatever the environment (PGCLIENTENCODING) or the URI
+        // asks for: every string is read and written as UTF-8.
+        guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+            let message = Self.message(PQerrorMessage(handle))
+            PQfinish(handle)
+            throw StoreError(.persistentStoreOpen, "Cannot use UTF-8 with PostgreSQL at \(endpoint.redactedDescription): \(message)")
+        }
         self.handle = handle
         self.endpoint = endpoint
         // Notices (such as "schema already exists, skipping") are not errors: libpq would print
@@ -44,19 +51,66 @@ final class PostgreSQLConnection {
 
     // MARK: Statements
 
-    /// Runs `sql` with `parameters` bound as `$1`, `$2`, … and returns its rows.
+    /// Runs `sql` with `parameters` bound as `$1`, `$2`, … and returns its rows, in text form,
+    /// or in binary form with `binary` (read with ``PostgreSQLResult``'s `binary…` accessors).
+    ///
+    /// With `prepared`, the statement is prepared on the server the first time this connection
+    /// runs its text and run from there afterwards (parsed and analysed once; see
+    /// ``maximumPreparedStatements``). The stores prepare the statements they run again and
+    /// again: compiled fetches, faults, inserts.
     ///
     /// - Throws: 133021 for a unique violation (SQLSTATE 23505), 134090 for a query cancelled by
     ///   `statement_timeout` or a lock timeout, 134070 for anything else, each with the server's
     ///   message and what was being done.
     @discardableResult
-    func execute(_ sql: String, _ parameters: [PostgreSQLParameter] = [], _ context: @autoclosure () -> String = "running a statement")
-        throws -> PostgreSQLResult
-    {
+    func execute(
+        _ sql: String, _ parameters: [PostgreSQLParameter] = [], binary: Bool = false, prepared: Bool = false,
+        _ context: @autoclosure () -> String = "running a statement"
+    ) throws -> PostgreSQLResult {
         let count = Int32(parameters.count)
+        let format: Int32 = binary ? 1 : 0
+        let name = prepared ? try preparedStatement(for: sql, context()) : nil
         let result: OpaquePointer? = withParameterBuffers(parameters) { values, lengths, formats in
-            PQexecParams(handle, sql, count, nil, values, lengths, formats, 0)
+            if let name {
+                return PQexecPrepared(handle, name, count, values, lengths, formats, format)
+            }
+            return PQexecParams(handle, sql, count, nil, values, lengths, formats, format)
         }
+        do {
+            return try checked(result, context())
+        } catch {
+            // A prepared statement that failed is prepared afresh next time (a changed table
+            // makes the server refuse a plan whose result type changed).
+            if name != nil { preparedStatements[sql] = nil }
+            throw error
+        }
+    }
+
+    /// The most statements one connection keeps prepared; statements past it run unprepared.
+    /// The stores prepare only statements they compile from a bounded set of shapes (their
+    /// compiled-fetch caches hold 128), so the bound is a safeguard.
+    static let maximumPreparedStatements = 512
+
+    /// Names of the statements prepared on this connection, by their text.
+    private var preparedStatements: [String: String] = [:]
+    /// The number of the next prepared statement's name (names are never reused).
+    private var nextPreparedStatement = 1
+
+    /// The name of the prepared statement for `sql`, preparing it on first use; nil when the
+    /// connection keeps ``maximumPreparedStatements`` already.
+    private func preparedStatement(for sql: String, _ context: @autoclosure () -> String) throws -> String? {
+        if let name = preparedStatements[sql] { return name }
+        guard preparedStatements.count < Self.maximumPreparedStatements else { return nil }
+        let name = "ps_\(nextPreparedStatement)"
+        nextPreparedStatement += 1
+        _ = try checked(PQprepare(handle, name, sql, 0, nil), context())
+        preparedStatements[sql] = name
+        return name
+    }
+
+    /// The result of a statement that succeeded; throws the statement's error otherwise (the
+    /// result freed).
+    private func checked(_ result: OpaquePointer?, _ context: @autoclosure () -> String) throws -> PostgreSQLResult {
         guard let result else {
             throw StoreError(
                 .persistentStoreOperation,
@@ -130,11 +184,13 @@ final class PostgreSQLConnection {
     // MARK: Transactions
 
     /// Runs `body` in a transaction; commits when it returns, rolls back when it throws. Nested
-    /// calls run inside the outer transaction through a savepoint.
+    /// calls run inside the outer transaction through a savepoint. `beginning` is the statement
+    /// that starts an outer transaction (`BEGIN` with its modes, so they cost no round trip of
+    /// their own).
     @discardableResult
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    func transaction<T>(beginning: String = "BEGIN", _ body: () throws -> T) throws -> T {
         let depth = transactionDepth
-        try execute(depth == 0 ? "BEGIN" : "SAVEPOINT s\(depth)", [], "beginning a transaction")
+        try execute(depth == 0 ? beginning : "SAVEPOINT s\(depth)", [], "beginning a transaction")
         transactionDepth += 1
         do {
             let value = try body()

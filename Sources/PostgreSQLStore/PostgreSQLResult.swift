@@ -1,8 +1,11 @@
 import CLibPQ
 import Foundation
 
-/// The rows of one statement (libpq's `PGresult`, freed with this value), in text form: each
-/// field is nil for SQL NULL or its text, as PostgreSQL prints the column's type.
+/// The rows of one statement (libpq's `PGresult`, freed with this value). Most statements ask
+/// for the text form: each field is nil for SQL NULL or its text, as PostgreSQL prints the
+/// column's type. Fetches of rows ask for the binary form (``PostgreSQLConnection/execute(_:_:binary:_:)``),
+/// read with the `binary…` accessors: each checks the field's length, so a column of an
+/// unexpected type is a value that is not valid, never a read past the field.
 final class PostgreSQLResult {
     private let handle: OpaquePointer
 
@@ -58,6 +61,59 @@ final class PostgreSQLResult {
             }
             return data
         } ?? nil
+    }
+
+    // MARK: Binary form
+
+    /// A binary `smallint`, `integer` or `bigint` field (2, 4 or 8 bytes, big-endian); nil for
+    /// SQL NULL or another length.
+    func binaryInteger(_ row: Int, _ column: Int) -> Int64? {
+        withBytes(row, column) { bytes -> Int64? in
+            let raw = UnsafeRawBufferPointer(bytes)
+            switch bytes.count {
+            case 8: return Int64(bitPattern: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)))
+            case 4: return Int64(Int32(bitPattern: UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))))
+            case 2: return Int64(Int16(bitPattern: UInt16(bigEndian: raw.loadUnaligned(as: UInt16.self))))
+            default: return nil
+            }
+        } ?? nil
+    }
+
+    /// A binary `double precision` (8 bytes) or `real` (4 bytes) field; nil for SQL NULL or
+    /// another length.
+    func binaryDouble(_ row: Int, _ column: Int) -> Double? {
+        withBytes(row, column) { bytes -> Double? in
+            let raw = UnsafeRawBufferPointer(bytes)
+            switch bytes.count {
+            case 8: return Double(bitPattern: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)))
+            case 4: return Double(Float(bitPattern: UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))))
+            default: return nil
+            }
+        } ?? nil
+    }
+
+    /// A binary `boolean` field (one byte); nil for SQL NULL or another length.
+    func binaryBool(_ row: Int, _ column: Int) -> Bool? {
+        withBytes(row, column) { bytes -> Bool? in bytes.count == 1 ? bytes[0] != 0 : nil } ?? nil
+    }
+
+    /// A binary `uuid` field (16 bytes); nil for SQL NULL or another length.
+    func binaryUUID(_ row: Int, _ column: Int) -> UUID? {
+        withBytes(row, column) { bytes -> UUID? in
+            bytes.count == 16 ? UUID(uuid: UnsafeRawBufferPointer(bytes).loadUnaligned(as: uuid_t.self)) : nil
+        } ?? nil
+    }
+
+    /// A binary text field (`text`, or any column cast to text): its UTF-8 bytes as a string
+    /// (the connection's client encoding is UTF-8; a malformed sequence would be repaired, never
+    /// trap); nil for SQL NULL.
+    func binaryText(_ row: Int, _ column: Int) -> String? {
+        withBytes(row, column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A binary `bytea` field: its bytes as they are; nil for SQL NULL.
+    func binaryData(_ row: Int, _ column: Int) -> Data? {
+        withBytes(row, column) { Data($0) }
     }
 
     private static func hexDigit(_ byte: UInt8) -> UInt8? {

@@ -1,117 +1,115 @@
 import Foundation
 import StoreCore
 
-/// Reads rows of one table into nodes, as the SQLite store's row reader does: the select list
-/// for a set of entities (their columns' union) and, per `Z_ENT`, which field holds which
-/// property. Built once per entity set and reused.
+/// Reads rows of one table into nodes with an ``SQLRowPlan`` (the select list for a set of
+/// entities and, per `Z_ENT`, which select position holds which property, shared with the
+/// SQLite store): PostgreSQL's side of it, reading results in binary form (numbers, dates and
+/// keys are their bits, no text to parse). Built once per entity set and reused.
 struct PostgreSQLRowReader {
-    private struct AttributeField {
-        let name: String
-        let index: Int
-        let type: AttributeType
-        let slot: Int
-    }
+    /// Which select position holds which property of which entity.
+    let plan: SQLRowPlan
 
-    private struct ToOneField {
-        let name: String
-        let index: Int
-        let slot: Int
-        let entityIndex: Int?
-        let destinationPrefix: ObjectIDPrefix
-    }
-
-    private struct Plan {
-        let entityName: String
-        let layout: EntityLayout
-        let prefix: ObjectIDPrefix
-        let attributes: [AttributeField]
-        let toOnes: [ToOneField]
-    }
-
-    /// The columns selected after `Z_PK, Z_ENT, Z_OPT`.
-    let columns: [String]
-    private let plans: [Int: Plan]
     /// The store identifier of the IDs the reader makes.
-    let storeIdentifier: String
-    private let prefixes: [Int: ObjectIDPrefix]
+    var storeIdentifier: String { plan.storeIdentifier }
 
     /// A reader for rows of the given entities (all of one table).
     init(entities: [SQLEntityMapping], storeIdentifier: String, schema: SQLSchema, model: ObjectModel) {
-        self.storeIdentifier = storeIdentifier
-        var prefixes: [Int: ObjectIDPrefix] = [:]
-        for (number, name) in schema.entityNames { prefixes[number] = ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: name) }
-        self.prefixes = prefixes
-        var columns: [String] = []
-        var positions: [String: Int] = [:]
-        func position(_ column: String) -> Int {
-            if let existing = positions[column] { return existing }
-            let index = 3 + columns.count
-            columns.append(column)
-            positions[column] = index
-            return index
-        }
-        var plans: [Int: Plan] = [:]
-        for entity in entities {
-            let layout =
-                model.layout(ofEntity: entity.name)
-                ?? EntityLayout(
-                    entityName: entity.name, attributeNames: entity.attributes.map(\.name), toOneNames: entity.toOnes.map(\.name),
-                    toManyNames: [])
-            let attributes = entity.attributes.compactMap { attribute in
-                layout.attributeSlot(of: attribute.name).map {
-                    AttributeField(name: attribute.name, index: position(attribute.column), type: attribute.type, slot: $0)
-                }
-            }
-            let toOnes = entity.toOnes.compactMap { toOne in
-                layout.toOneSlot(of: toOne.name).map {
-                    ToOneField(
-                        name: toOne.name, index: position(toOne.column), slot: $0, entityIndex: toOne.entityColumn.map(position),
-                        destinationPrefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: toOne.destination))
-                }
-            }
-            plans[entity.number] = Plan(
-                entityName: entity.name, layout: layout, prefix: ObjectIDPrefix(storeIdentifier: storeIdentifier, entityName: entity.name),
-                attributes: attributes, toOnes: toOnes)
-        }
-        self.columns = columns
-        self.plans = plans
+        plan = SQLRowPlan(entities: entities, storeIdentifier: storeIdentifier, schema: schema, model: model)
     }
 
-    /// The select list, each column prefixed by `alias.` when given.
+    /// The select list, each column prefixed by `alias.` when given; decimals cast to text (see
+    /// ``PostgreSQLValueCoder/selectExpression(_:type:)``). The statement must ask for binary
+    /// results.
     func selectList(alias: String? = nil) -> String {
-        let prefix = alias.map { "\($0)." } ?? ""
-        return (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { prefix + SQLSchema.sql($0) }.joined(separator: ", ")
+        plan.selectList(alias: alias, expression: PostgreSQLValueCoder.selectExpression)
     }
 
-    /// The node of row `row` (`Z_PK, Z_ENT, Z_OPT` in fields 0–2); to-manys are left out.
-    func node(from result: PostgreSQLResult, row: Int, place: String) throws -> StoreNode {
-        guard let key = result.int64(row, 0), let number = result.int64(row, 1).map(Int.init), let plan = plans[number] else {
-            throw StoreError(.persistentStoreOpen, "A row of \(place) has an entity number that is not one of the entities read")
+    /// Checks that the fields of a binary result of ``selectList(alias:)`` (or of `Z_PK, Z_ENT`
+    /// alone, with `keysOnly`) have the types the reader decodes: a table whose column was given
+    /// another type is refused with 134100 naming the column, rather than its bytes read as
+    /// another type's.
+    func check(_ result: PostgreSQLResult, keysOnly: Bool = false, place: @autoclosure () -> String) throws {
+        let types: [AttributeType?] = [nil, nil, nil] + (keysOnly ? [] : plan.columnTypes)
+        guard result.columnCount == (keysOnly ? 2 : types.count) else {
+            throw StoreError(.persistentStoreIncompatibleSchema, "A fetch from \(place()) returned \(result.columnCount) columns, not the \(types.count) selected")
         }
-        var values = plan.layout.emptyValues
-        for field in plan.attributes {
-            if let value = try PostgreSQLValueCoder.read(
-                result, row, field.index, as: field.type, place: "\(plan.entityName).\(field.name) of row \(key) in \(place)")
-            {
-                values[field.slot] = value
+        for column in 0..<result.columnCount {
+            let oid = result.typeOID(column)
+            guard Self.typeOIDs(of: types[column]).contains(oid) else {
+                let name = column < 3 ? ["Z_PK", "Z_ENT", "Z_OPT"][column] : plan.columns[column - 3]
+                throw StoreError(
+                    .persistentStoreIncompatibleSchema,
+                    "Column \(name) of \(place()) has PostgreSQL type \(oid), not one the store reads as \(types[column]?.rawValue ?? "a key")")
             }
         }
-        for field in plan.toOnes {
-            guard let destinationKey = result.int64(row, field.index) else { continue }
-            var destination = field.destinationPrefix
-            if let entityIndex = field.entityIndex, let destinationNumber = result.int64(row, entityIndex) {
-                guard let prefix = prefixes[Int(destinationNumber)] else {
+    }
+
+    /// The PostgreSQL types (OIDs) a field read as `type` may have (nil: a key or entity number).
+    private static func typeOIDs(of type: AttributeType?) -> Set<UInt32> {
+        switch type {
+        case nil, .integer16?, .integer32?, .integer64?: return [20, 21, 23]  // bigint, smallint, integer
+        case .boolean?: return [16]
+        case .double?, .float?, .date?: return [700, 701]  // real, double precision
+        case .decimal?, .string?, .uri?, .objectID?: return [25, 1042, 1043]  // text (decimals cast), char, varchar
+        case .binaryData?, .transformable?: return [17]  // bytea
+        case .uuid?: return [2950]
+        }
+    }
+
+    /// The ID of a row of a binary result whose fields `keyColumn` and `entityColumn` hold its
+    /// `Z_PK` and `Z_ENT`; 134080 naming `place` for an entity number the model does not have.
+    func objectID(from result: PostgreSQLResult, row: Int, keyColumn: Int = 0, entityColumn: Int = 1, place: @autoclosure () -> String)
+        throws -> ObjectID
+    {
+        guard let key = result.binaryInteger(row, keyColumn), let number = result.binaryInteger(row, entityColumn),
+            let prefix = plan.prefix(ofEntity: Int(number))
+        else {
+            throw StoreError(.persistentStoreOpen, "A row of \(place()) has no primary key or an entity number the model does not have")
+        }
+        return prefix.objectID(.int(key))
+    }
+
+    /// The node of row `row` of a binary result (`Z_PK, Z_ENT, Z_OPT` in fields 0–2, then the
+    /// select list's columns); to-manys are left out.
+    func node(from result: PostgreSQLResult, row: Int, place: @autoclosure () -> String) throws -> StoreNode {
+        guard let key = result.binaryInteger(row, 0), let number = result.binaryInteger(row, 1), let entity = plan.entity(Int(number)) else {
+            throw StoreError(.persistentStoreOpen, "A row of \(place()) has an entity number that is not one of the entities read")
+        }
+        // The buffer is made once, every slot nil, then written through its pointer. Every slot
+        // index of a plan was found in the plan's own layout when the plan was made, so it is
+        // below `valueCount`: the writes stay inside.
+        let values = try [StoreValue](unsafeUninitializedCapacity: entity.layout.valueCount) { buffer, initialized in
+            buffer.initialize(repeating: .null)
+            initialized = buffer.count
+            for attribute in entity.attributes {
+                do {
+                    if let value = try PostgreSQLValueCoder.readBinary(result, row, attribute.position, as: attribute.type) {
+                        buffer[attribute.slot] = value
+                    }
+                } catch {
                     throw StoreError(
                         .persistentStoreOpen,
-                        "\(plan.entityName).\(field.name) of row \(key) in \(place) names entity number \(destinationNumber), which the model does not have",
-                        entityName: plan.entityName, propertyName: field.name)
+                        "\(entity.name).\(attribute.name) of row \(key) in \(place()) holds a value that is not a valid \(attribute.type.rawValue) value",
+                        entityName: entity.name, propertyName: attribute.name)
                 }
-                destination = prefix
             }
-            values[field.slot] = .objectID(destination.objectID(.int(destinationKey)))
+            for toOne in entity.toOnes {
+                guard let destinationKey = result.binaryInteger(row, toOne.position) else { continue }
+                var destination = toOne.destinationPrefix
+                if let entityPosition = toOne.entityPosition, let destinationNumber = result.binaryInteger(row, entityPosition) {
+                    guard let prefix = plan.prefix(ofEntity: Int(destinationNumber)) else {
+                        throw StoreError(
+                            .persistentStoreOpen,
+                            "\(entity.name).\(toOne.name) of row \(key) in \(place()) names entity number \(destinationNumber), which the model does not have",
+                            entityName: entity.name, propertyName: toOne.name)
+                    }
+                    destination = prefix
+                }
+                buffer[toOne.slot] = .objectID(destination.objectID(.int(destinationKey)))
+            }
         }
         return StoreNode(
-            objectID: plan.prefix.objectID(.int(key)), layout: plan.layout, values: values, toManys: plan.layout.unloadedToManys,
-            version: result.int64(row, 2) ?? 1)
+            objectID: entity.prefix.objectID(.int(key)), layout: entity.layout, values: values, toManys: entity.layout.unloadedToManys,
+            version: result.binaryInteger(row, 2) ?? 1)
     }
 }

@@ -46,9 +46,8 @@ extension PostgreSQLStore: ConcurrentReadingStore {
             },
             answer: { reader, request in
                 let (connection, _) = try reader.ready()
-                return try connection.transaction {
-                    try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", [], "starting a read")
-                    return try reader.fetch(request)
+                return try connection.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
+                    try reader.fetch(request)
                 }
             })
     }

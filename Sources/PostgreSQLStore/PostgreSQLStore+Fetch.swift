@@ -5,8 +5,17 @@ extension PostgreSQLStore {
     /// Answers a fetch in SQL compiled by the shared compiler in PostgreSQL's dialect: the
     /// predicate, sort keys, window, count and dictionary columns with their grouping and
     /// aggregates.
+    ///
+    /// A compiled fetch (its SQL, parameters and row reader) is kept per request
+    /// (``compiledFetches``, as the SQLite store does), and its statement is prepared on the
+    /// connection, so a request run again is neither compiled nor parsed again; only its
+    /// parameters travel.
     func fetch(_ request: FetchRequest) throws -> StoreResult {
         let (connection, schema) = try ready()
+        let cacheable = request.resultType != .dictionaries && FetchRequestShape.isCompact(request)
+        if cacheable, let compiled = compiledFetches.value(for: CompiledFetchKey(request: request)), compiled.storeIdentifier == identifier {
+            return try run(compiled, request, connection: connection)
+        }
         guard let mapping = schema.entities[request.entityName] else {
             switch request.resultType {
             case .managedObjects: return .nodes([])
@@ -28,32 +37,50 @@ extension PostgreSQLStore {
         }
         let window = Self.window(request, compiler: compiler)
         let reader = rowReader(for: numbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }, schema: schema)
+        // Joins are known only once everything that may add one has been compiled.
         let from = ([SQLSchema.sql(mapping.table) + " t0"] + compiler.rootJoins.clauses).joined(separator: " ")
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let orderClause = order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", ")
-        let parameters = Self.parameters(compiler.parameters)
+        let sql: String
         switch request.resultType {
         case .count:
-            let sql =
+            sql =
                 window.isEmpty
                 ? "SELECT COUNT(*) FROM \(from)\(whereClause)"
                 : "SELECT COUNT(*) FROM (SELECT t0.Z_PK FROM \(from)\(whereClause)\(orderClause)\(window)) AS counted"
-            return .count(Int(try connection.execute(sql, parameters, "counting \(request.entityName)").int64(0, 0) ?? 0))
         case .objectIDs:
-            let rows = try connection.execute(
-                "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)", parameters, "fetching \(request.entityName)")
-            return .objectIDs(
-                try (0..<rows.rowCount).map { row in
-                    try objectID(entityNumber: Int(rows.int64(row, 1) ?? 0), primaryKey: rows.int64(row, 0) ?? 0, schema: schema)
-                })
+            sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(from)\(whereClause)\(orderClause)\(window)"
         case .managedObjects, .dictionaries:
-            let rows = try connection.execute(
-                "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)", parameters,
-                "fetching \(request.entityName)")
+            sql = "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)"
+        }
+        let compiled = SQLCompiledFetch(sql: sql, parameters: compiler.parameters, reader: reader, mapping: mapping, storeIdentifier: identifier)
+        // `now()` is bound as the instant of compiling: such a request is compiled every time.
+        if cacheable && !(request.predicate?.mentionsNow ?? false) {
+            compiledFetches.insert(compiled, for: CompiledFetchKey(request: request))
+        }
+        return try run(compiled, request, connection: connection)
+    }
+
+    /// Runs a compiled fetch (its prepared statement) and reads the rows in binary form.
+    private func run(_ compiled: SQLCompiledFetch<PostgreSQLRowReader>, _ request: FetchRequest, connection: PostgreSQLConnection)
+        throws -> StoreResult
+    {
+        let parameters = Self.parameters(compiled.parameters)
+        let rows = try connection.execute(compiled.sql, parameters, binary: true, prepared: true, "fetching \(request.entityName)")
+        switch request.resultType {
+        case .count:
+            return .count(Int(rows.binaryInteger(0, 0) ?? 0))
+        case .objectIDs:
+            guard let reader = compiled.reader else { return .objectIDs([]) }
+            try reader.check(rows, keysOnly: true, place: place)
+            return .objectIDs(try (0..<rows.rowCount).map { try reader.objectID(from: rows, row: $0, place: place) })
+        case .managedObjects, .dictionaries:
+            guard let reader = compiled.reader else { return .nodes([]) }
+            try reader.check(rows, place: place)
             var nodes = try (0..<rows.rowCount).map { try reader.node(from: rows, row: $0, place: place) }
             for keyPath in request.relationshipKeyPathsForPrefetching {
                 let name = String(keyPath.split(separator: ".", maxSplits: 1).first ?? "")
-                guard model.relationship(name, of: mapping.name)?.isToMany == true else { continue }
+                guard model.relationship(name, of: compiled.mapping.name)?.isToMany == true else { continue }
                 for index in nodes.indices {
                     nodes[index].setDestinations(try newValue(forRelationship: name, forObjectWith: nodes[index].objectID), forToMany: name)
                 }
@@ -125,8 +152,9 @@ extension PostgreSQLStore {
         let reader = rowReader(for: [mapping], schema: schema)
         let rows = try connection.execute(
             "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1 AND Z_ENT = $2",
-            [.text(String(key)), .text(String(mapping.number))], "reading \(objectID)")
+            [.text(String(key)), .text(String(mapping.number))], binary: true, prepared: true, "reading \(objectID)")
         guard rows.rowCount == 1 else { throw Self.missing(objectID) }
+        try reader.check(rows, place: place)
         return try reader.node(from: rows, row: 0, place: place)
     }
 

@@ -3,7 +3,9 @@ import StoreCore
 
 /// How values are bound to and read from the PostgreSQL store's columns (see
 /// ``PostgreSQLSchema`` for the column types): bound as text (PostgreSQL converts it to the
-/// column's or the cast's type), `bytea` as raw bytes; read from PostgreSQL's text form.
+/// column's or the cast's type), `bytea` as raw bytes; read from PostgreSQL's text form, or,
+/// for the rows of fetches, from its binary form (``readBinary(_:_:_:as:)``: numbers,
+/// dates, booleans and UUIDs as their bits, no text to parse; decimals selected as text).
 ///
 /// Doubles are written in Swift's shortest form that reads back to the same bits, and
 /// PostgreSQL prints them the same way (`extra_float_digits` 1, its default), so every double —
@@ -45,6 +47,10 @@ enum PostgreSQLValueCoder {
         return result
     }
 
+    /// Whether text decoded from `bytes` would hold the stand-in for U+0000 (its UTF-8 form
+    /// starts with 0xF4, which nothing else in this store's text usually holds).
+    private static func mayHoldNULStandIn(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.contains(0xF4) }
+
     /// Stored text as the string it stands for.
     static func original(_ text: String) -> String {
         guard holdsNULStandIn(text) else { return text }
@@ -70,6 +76,45 @@ enum PostgreSQLValueCoder {
     }
 
     private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// A binary field that is not a value of the type read (another length, a column of another
+    /// type); the reader names the place (thrown typed: nothing allocated per field read).
+    struct InvalidField: Error {}
+
+    /// Reads a field of a binary-form result as a value of `type`; nil for NULL. The select list
+    /// casts decimal columns to text (``selectExpression(_:type:)``).
+    static func readBinary(_ result: PostgreSQLResult, _ row: Int, _ column: Int, as type: AttributeType) throws(InvalidField)
+        -> StoreValue?
+    {
+        if result.isNull(row, column) { return nil }
+        let value: StoreValue?
+        switch type {
+        case .integer16, .integer32, .integer64: value = result.binaryInteger(row, column).map(StoreValue.int)
+        case .boolean: value = result.binaryBool(row, column).map(StoreValue.bool)
+        case .double, .float: value = result.binaryDouble(row, column).map(StoreValue.double)
+        case .date: value = result.binaryDouble(row, column).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case .uuid: value = result.binaryUUID(row, column).map(StoreValue.uuid)
+        case .binaryData, .transformable: value = result.binaryData(row, column).map(StoreValue.data)
+        case .string:
+            value = result.withBytes(row, column) { bytes -> StoreValue in
+                let text = String(decoding: bytes, as: UTF8.self)
+                return .string(mayHoldNULStandIn(bytes) ? original(text) : text)
+            }
+        case .decimal: value = result.binaryText(row, column).flatMap { Decimal(string: $0, locale: posix) }.map(StoreValue.decimal)
+        case .uri: value = result.binaryText(row, column).flatMap { URL(string: $0) }.map(StoreValue.uri)
+        case .objectID:
+            value = result.binaryText(row, column).flatMap { URL(string: $0) }.flatMap(ObjectID.init(uriRepresentation:))
+                .map(StoreValue.objectID)
+        }
+        guard let value else { throw InvalidField() }
+        return value
+    }
+
+    /// The select-list expression of a column read in binary form: decimals as text (their
+    /// binary form is PostgreSQL's base-10000 digits), everything else as it is.
+    static func selectExpression(_ column: String, type: AttributeType?) -> String {
+        type == .decimal ? column + "::text" : column
+    }
 
     /// Reads a field as a value of `type`; nil for NULL. Throws 134080 naming `place` when the
     /// text cannot be a value of that type.

@@ -20,7 +20,7 @@ extension SQLiteStore {
     func fetch(_ request: FetchRequest) throws -> StoreResult {
         let (connection, schema) = try ready()
         let cacheable = request.resultType != .dictionaries && FetchRequestShape.isCompact(request)
-        if cacheable, let compiled = compiledFetches.value(for: SQLiteCompiledFetch.Key(request: request)),
+        if cacheable, let compiled = compiledFetches.value(for: CompiledFetchKey(request: request)),
             compiled.storeIdentifier == identifier
         {
             return try run(compiled, request, connection: connection, schema: schema)
@@ -68,16 +68,16 @@ extension SQLiteStore {
             guard let reader else { return .nodes([]) }
             sql = "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)"
         }
-        let compiled = SQLiteCompiledFetch(
+        let compiled = SQLCompiledFetch(
             sql: sql, parameters: compiler.parameters, reader: reader, mapping: mapping, storeIdentifier: identifier)
         // `now()` is bound as the instant of compiling: such a request is compiled every time.
-        if cacheable && !(request.predicate?.mentionsNow ?? false) { compiledFetches.insert(compiled, for: SQLiteCompiledFetch.Key(request: request)) }
+        if cacheable && !(request.predicate?.mentionsNow ?? false) { compiledFetches.insert(compiled, for: CompiledFetchKey(request: request)) }
         return try run(compiled, request, connection: connection, schema: schema)
     }
 
     /// Runs a compiled fetch: binds its parameters to its cached statement and reads the rows.
     private func run(
-        _ compiled: SQLiteCompiledFetch, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLSchema
+        _ compiled: SQLCompiledFetch<SQLiteRowReader>, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLSchema
     ) throws -> StoreResult {
         countQuery()
         let statement = try query(compiled.sql, parameters: compiled.parameters, connection: connection)

@@ -66,7 +66,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: SQLiteRowReader] = [:]
     /// Fetches compiled to SQL, by request (the most recent 128; see ``SQLiteCompiledFetch``).
-    var compiledFetches = CompiledRequestCache<SQLiteCompiledFetch.Key, SQLiteCompiledFetch>(capacity: 128)
+    var compiledFetches = CompiledRequestCache<CompiledFetchKey, SQLCompiledFetch<SQLiteRowReader>>(capacity: 128)
     /// Per entity number: the model's layout and the slot of each mapped attribute and to-one,
     /// so rows are written from a node's slots without a lookup by name per value.
     var slotPlans: [Int: SQLiteSlotPlan] = [:]
