@@ -143,38 +143,43 @@ final class PostgreSQLConnection {
     ) -> T {
         if parameters.isEmpty { return body(nil, nil, nil) }
         // Every parameter's bytes, with a terminating zero for text, in one buffer.
-        var storage: [CChar] = []
-        var offsets: [Int?] = []
+        var storage: [UInt8] = []
+        var offsets: [Int] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
+        offsets.reserveCapacity(parameters.count)
+        lengths.reserveCapacity(parameters.count)
+        formats.reserveCapacity(parameters.count)
         for parameter in parameters {
             switch parameter {
             case .null:
-                offsets.append(nil)
+                offsets.append(-1)
                 lengths.append(0)
                 formats.append(0)
             case .text(let text):
                 offsets.append(storage.count)
-                let bytes = Array(text.utf8)
-                storage.append(contentsOf: bytes.map { CChar(bitPattern: $0) })
+                let start = storage.count
+                storage.append(contentsOf: text.utf8)
+                lengths.append(Int32(storage.count - start))
                 storage.append(0)
-                lengths.append(Int32(bytes.count))
                 formats.append(0)
             case .binary(let data):
                 offsets.append(storage.count)
-                storage.append(contentsOf: data.map { CChar(bitPattern: $0) })
+                storage.append(contentsOf: data)
                 lengths.append(Int32(data.count))
                 formats.append(1)
             }
         }
         if storage.isEmpty { storage.append(0) }
-        return storage.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.flatMap { offset in base.map { $0 + offset } } }
-            return pointers.withUnsafeBufferPointer { values in
-                lengths.withUnsafeBufferPointer { lengthBuffer in
-                    formats.withUnsafeBufferPointer { formatBuffer in
-                        body(values.baseAddress, lengthBuffer.baseAddress, formatBuffer.baseAddress)
+        return storage.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { buffer in
+                let base = buffer.baseAddress
+                let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset < 0 ? nil : base.map { $0 + offset } }
+                return pointers.withUnsafeBufferPointer { values in
+                    lengths.withUnsafeBufferPointer { lengthBuffer in
+                        formats.withUnsafeBufferPointer { formatBuffer in
+                            body(values.baseAddress, lengthBuffer.baseAddress, formatBuffer.baseAddress)
+                        }
                     }
                 }
             }

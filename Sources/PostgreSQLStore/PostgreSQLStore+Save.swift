@@ -69,28 +69,32 @@ extension PostgreSQLStore {
                 .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
                 objectIDs: [node.objectID], entityName: mapping.name)
         }
-        try checkKeys(of: node, mapping: mapping)
+        try mapping.checkAttributeKeys(of: node, modelLayout: model.layout(ofEntity: mapping.name), model: model)
         let key = try primaryKey(of: node.objectID)
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var parameters: [PostgreSQLParameter] = [.text(String(key)), .text(String(mapping.number))]
-        var values = ["$1", "$2", "1"]
-        func add(_ column: String, _ parameter: PostgreSQLParameter) {
-            columns.append(SQLSchema.sql(column))
-            parameters.append(parameter)
-            values.append("$\(parameters.count)")
-        }
+        parameters.reserveCapacity(2 + mapping.attributes.count + 2 * mapping.toOnes.count)
         for attribute in mapping.attributes {
-            add(attribute.column, try attributeParameter(attribute, value: node.attributeValue(forKey: attribute.name), of: node))
+            parameters.append(try attributeParameter(attribute, value: node.attributeValue(forKey: attribute.name), of: node))
         }
         for toOne in mapping.toOnes {
             let (key, number) = try toOneParameters(toOne, destination: node.destination(forToOne: toOne.name), of: node, schema: schema)
-            add(toOne.column, key)
-            if let entityColumn = toOne.entityColumn { add(entityColumn, number) }
+            parameters.append(key)
+            if toOne.entityColumn != nil { parameters.append(number) }
         }
-        try connection.execute(
-            "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-            parameters, "inserting \(node.objectID)")
+        try connection.execute(insertSQL(for: mapping), parameters, prepared: true, "inserting \(node.objectID)")
         return key
+    }
+
+    /// The INSERT of a row of `mapping`, every column bound (`$1` the key, `$2` the entity
+    /// number, then attributes and to-ones in mapping order): one text per entity, kept, so its
+    /// prepared statement is reused by every insert.
+    private func insertSQL(for mapping: SQLEntityMapping) -> String {
+        if let sql = insertStatements[mapping.number] { return sql }
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns.map(SQLSchema.sql)
+        let values = ["$1", "$2", "1"] + (0..<mapping.rowColumns.count).map { "$\($0 + 3)" }
+        let sql = "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        insertStatements[mapping.number] = sql
+        return sql
     }
 
     /// Writes the changed columns; false when the row is gone or its `Z_OPT` is not the
@@ -99,7 +103,7 @@ extension PostgreSQLStore {
         _ node: StoreNode, changedKeys: Set<String>?, mapping: SQLEntityMapping, connection: PostgreSQLConnection, schema: SQLSchema
     ) throws -> Bool {
         let key = try primaryKey(of: node.objectID)
-        try checkKeys(of: node, mapping: mapping)
+        try mapping.checkAttributeKeys(of: node, modelLayout: model.layout(ofEntity: mapping.name), model: model)
         var assignments = ["Z_OPT = Z_OPT + 1"]
         var parameters: [PostgreSQLParameter] = []
         func assign(_ column: String, _ parameter: PostgreSQLParameter) {
@@ -156,18 +160,6 @@ extension PostgreSQLStore {
     }
 
     // MARK: Values
-
-    /// Rejects attribute keys the entity does not have (transient attributes are allowed and
-    /// not stored).
-    private func checkKeys(of node: StoreNode, mapping: SQLEntityMapping) throws {
-        let known = Set(mapping.attributes.map(\.name))
-        for name in node.attributes.keys.sorted() where !known.contains(name) {
-            if model.attribute(name, of: mapping.name)?.isTransient == true { continue }
-            throw StoreError(
-                .managedObjectValidation, "Entity \(mapping.name) has no attribute \(name)", objectIDs: [node.objectID],
-                entityName: mapping.name, propertyName: name)
-        }
-    }
 
     /// The parameter of an attribute value, coerced to the attribute's type.
     private func attributeParameter(_ attribute: SQLEntityMapping.AttributeColumn, value: StoreValue?, of node: StoreNode) throws

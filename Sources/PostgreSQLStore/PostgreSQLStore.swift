@@ -70,6 +70,8 @@ public final class PostgreSQLStore: IncrementalStore {
     var metadataChanged = false
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: PostgreSQLRowReader] = [:]
+    /// INSERT statements by entity number.
+    var insertStatements: [Int: String] = [:]
     /// Fetches compiled to SQL, by request (the most recent 128; see `SQLCompiledFetch`).
     var compiledFetches = CompiledRequestCache<CompiledFetchKey, SQLCompiledFetch<PostgreSQLRowReader>>(capacity: 128)
 

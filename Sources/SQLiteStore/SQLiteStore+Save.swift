@@ -100,7 +100,7 @@ extension SQLiteStore {
         let key = try primaryKey(of: node.objectID)
         let statement = target.statement
         let direct = target.plan.map { node.layout === $0.layout } ?? false
-        if !direct { try checkKeys(of: node, mapping: mapping) }
+        if !direct { try mapping.checkAttributeKeys(of: node, modelLayout: target.plan?.layout, model: model) }
         statement.bind(int64: key, at: 1)
         statement.bind(int64: Int64(mapping.number), at: 2)
         var index: Int32 = 3
@@ -148,7 +148,7 @@ extension SQLiteStore {
         schema: SQLSchema
     ) throws -> Bool {
         let key = try primaryKey(of: node.objectID)
-        try checkKeys(of: node, mapping: mapping)
+        try mapping.checkAttributeKeys(of: node, modelLayout: slotPlan(for: mapping)?.layout, model: model)
         let attributes = mapping.attributes.filter { changedKeys?.contains($0.name) ?? true }
         let toOnes = mapping.toOnes.filter { changedKeys?.contains($0.name) ?? true }
         var assignments = ["Z_OPT = Z_OPT + 1"]
@@ -224,23 +224,6 @@ extension SQLiteStore {
         let plan = SQLiteSlotPlan(mapping: mapping, layout: layout)
         slotPlans[mapping.number] = plan
         return plan
-    }
-
-    /// Rejects attribute keys the entity does not have (transient attributes are allowed and
-    /// not stored).
-    private func checkKeys(of node: StoreNode, mapping: SQLEntityMapping) throws {
-        // A node in the model's own layout of the entity has no other keys.
-        if let layout = node.layout, layout === slotPlan(for: mapping)?.layout { return }
-        var stored = 0
-        for attribute in mapping.attributes where node.attributeValue(forKey: attribute.name) != nil { stored += 1 }
-        guard stored != node.attributeCount else { return }
-        let known = Set(mapping.attributes.map(\.name))
-        for name in node.attributes.keys.sorted() where !known.contains(name) {
-            if model.attribute(name, of: mapping.name)?.isTransient == true { continue }
-            throw StoreError(
-                .managedObjectValidation, "Entity \(mapping.name) has no attribute \(name)", objectIDs: [node.objectID],
-                entityName: mapping.name, propertyName: name)
-        }
     }
 
     private func bindAttribute(

@@ -51,3 +51,23 @@ package struct SQLEntityMapping: Sendable, Hashable {
         attributes.map(\.column) + toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
     }
 }
+
+extension SQLEntityMapping {
+    /// Rejects attribute keys of a node to be saved that the entity does not have, naming the
+    /// first in name order (transient attributes are allowed and not stored): 1550. A node in
+    /// `modelLayout`, the model's own layout of the entity, has no other keys and is not looked
+    /// at.
+    package func checkAttributeKeys(of node: StoreNode, modelLayout: EntityLayout?, model: ObjectModel) throws {
+        if let layout = node.layout, let modelLayout, layout === modelLayout { return }
+        var stored = 0
+        for attribute in attributes where node.attributeValue(forKey: attribute.name) != nil { stored += 1 }
+        guard stored != node.attributeCount else { return }
+        let known = Set(attributes.map(\.name))
+        for name in node.attributes.keys.sorted() where !known.contains(name) {
+            if model.attribute(name, of: self.name)?.isTransient == true { continue }
+            throw StoreError(
+                .managedObjectValidation, "Entity \(self.name) has no attribute \(name)", objectIDs: [node.objectID], entityName: self.name,
+                propertyName: name)
+        }
+    }
+}

@@ -34,8 +34,9 @@ package struct SQLRowPlan {
         package let destinationPrefix: ObjectIDPrefix
     }
 
-    /// What a row of one entity holds.
-    package struct Entity {
+    /// What a row of one entity holds (a class: the readers take it once per row, and a
+    /// reference costs one retain where a struct of five references would cost five).
+    package final class Entity {
         /// The entity name.
         package let name: String
         /// The model's compiled layout of the entity (the node's value slots).
@@ -46,6 +47,14 @@ package struct SQLRowPlan {
         package let attributes: [Attribute]
         /// Its stored to-ones.
         package let toOnes: [ToOne]
+
+        init(name: String, layout: EntityLayout, prefix: ObjectIDPrefix, attributes: [Attribute], toOnes: [ToOne]) {
+            self.name = name
+            self.layout = layout
+            self.prefix = prefix
+            self.attributes = attributes
+            self.toOnes = toOnes
+        }
     }
 
     /// The columns selected after `Z_PK, Z_ENT, Z_OPT`, in order.
@@ -54,9 +63,11 @@ package struct SQLRowPlan {
     package let columnTypes: [AttributeType?]
     /// The store identifier of the IDs the plan makes.
     package let storeIdentifier: String
-    private let entities: [Int: Entity]
-    /// The entity when the plan reads one (no table lookup per row).
-    private let onlyEntity: (number: Int, entity: Entity)?
+    /// What a row of each entity read holds, by entity number.
+    @usableFromInline let entities: [Int: Entity]
+    /// The entity when the plan reads one (no table lookup per row), and its number.
+    @usableFromInline let onlyEntity: Entity?
+    @usableFromInline let onlyNumber: Int
     /// ID prefixes of every entity of the schema, by entity number (for to-ones that name a
     /// sub-entity of their declared destination, and for rows read as IDs).
     private let prefixes: [Int: ObjectIDPrefix]
@@ -109,13 +120,15 @@ package struct SQLRowPlan {
         self.columns = columns
         self.columnTypes = columnTypes
         self.entities = entities
-        self.onlyEntity = entities.count == 1 ? entities.first.map { ($0.key, $0.value) } : nil
+        self.onlyEntity = entities.count == 1 ? entities.first?.value : nil
+        self.onlyNumber = entities.count == 1 ? entities.first?.key ?? -1 : -1
     }
 
     /// What a row of entity number `number` holds; nil when the plan does not read that entity.
-    @inline(__always)
+    /// Inlinable: the row readers call it once per row.
+    @inlinable
     package func entity(_ number: Int) -> Entity? {
-        if let onlyEntity, onlyEntity.number == number { return onlyEntity.entity }
+        if number == onlyNumber { return onlyEntity }
         return entities[number]
     }
 
