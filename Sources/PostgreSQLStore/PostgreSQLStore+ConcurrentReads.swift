@@ -24,9 +24,10 @@ extension PostgreSQLStore: ConcurrentReadingStore {
         return count
     }
 
-    /// A pool of read connections (none when the option says 0). Each reader answers a fetch in
-    /// one read-only transaction at `REPEATABLE READ`, so all of its queries (the rows and their
-    /// prefetched relationships) see one committed snapshot.
+    /// A pool of read connections (none when the option says 0), each read-only. A fetch that
+    /// runs one statement runs it alone (a statement sees one committed snapshot); one that
+    /// prefetches relationships runs its queries in one transaction at `REPEATABLE READ`, so the
+    /// rows and their prefetched relationships see one snapshot.
     public func makeConcurrentFetcher() throws -> (any ConcurrentFetcher)? {
         let size = try Self.readConnections(options: options)
         guard size > 0, let url, let schema else { return nil }
@@ -38,6 +39,7 @@ extension PostgreSQLStore: ConcurrentReadingStore {
                 let connection = try PostgreSQLConnection(endpoint: reader.endpoint)
                 try connection.execute(
                     "SET search_path TO \(PostgreSQLConnection.quote(reader.endpoint.schema))", [], "choosing the schema")
+                try connection.execute("SET default_transaction_read_only = on", [], "making the read connection read-only")
                 reader.connection = connection
                 reader.schema = schema
                 reader.metadata[MetadataKey.storeUUID] = .string(identifier)
@@ -46,6 +48,7 @@ extension PostgreSQLStore: ConcurrentReadingStore {
             },
             answer: { reader, request in
                 let (connection, _) = try reader.ready()
+                guard !request.relationshipKeyPathsForPrefetching.isEmpty else { return try reader.fetch(request) }
                 return try connection.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
                     try reader.fetch(request)
                 }
