@@ -211,70 +211,22 @@ extension PostgreSQLStore {
     // MARK: To-many
 
     /// Brings the stored destinations of one to-many in line with `destinations` (and their
-    /// order for ordered relationships), as the SQLite store does.
+    /// order for ordered relationships): the statements of ``SQLToManyWrite`` (shared with the
+    /// SQLite store), each prepared on the connection.
     private func writeToMany(
         _ storage: SQLRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
         connection: PostgreSQLConnection
     ) throws {
         let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
         let context = "writing \(node.entityName).\(name) of \(node.objectID)"
-        let owner = PostgreSQLParameter.text(String(key))
-        switch storage {
-        case .toOne:
-            return
-        case .toManyThroughInverse(let table, _, let orderColumn):
-            guard let orderColumn else { return }
-            for (position, destination) in keys.enumerated() {
-                try connection.execute(
-                    "UPDATE \(SQLSchema.sql(table)) SET \(SQLSchema.sql(orderColumn)) = $1 WHERE Z_PK = $2",
-                    [.text(String(Self.orderingKey(position))), .text(String(destination))], context)
-            }
-        case .toManyWithoutInverse(let table, let column, let orderColumn):
-            let tableSQL = SQLSchema.sql(table)
-            let columnSQL = SQLSchema.sql(column)
-            if !isNew {
-                try connection.execute(
-                    "UPDATE \(tableSQL) SET \(columnSQL) = NULL\(orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? "") WHERE \(columnSQL) = $1",
-                    [owner], context)
-            }
-            for (position, destination) in keys.enumerated() {
-                if let orderColumn {
-                    try connection.execute(
-                        "UPDATE \(tableSQL) SET \(columnSQL) = $1, \(SQLSchema.sql(orderColumn)) = $2 WHERE Z_PK = $3",
-                        [owner, .text(String(Self.orderingKey(position))), .text(String(destination))], context)
-                } else {
-                    try connection.execute(
-                        "UPDATE \(tableSQL) SET \(columnSQL) = $1 WHERE Z_PK = $2", [owner, .text(String(destination))], context)
-                }
-            }
-        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
-            let tableSQL = SQLSchema.sql(table)
-            let source = SQLSchema.sql(sourceColumn)
-            let target = SQLSchema.sql(destinationColumn)
-            var existing: Set<Int64> = []
-            if !isNew {
-                let rows = try connection.execute("SELECT \(target) FROM \(tableSQL) WHERE \(source) = $1", [owner], context)
-                for row in 0..<rows.rowCount { if let value = rows.int64(row, 0) { existing.insert(value) } }
-            }
-            for old in existing.subtracting(keys).sorted() {
-                try connection.execute(
-                    "DELETE FROM \(tableSQL) WHERE \(source) = $1 AND \(target) = $2", [owner, .text(String(old))], context)
-            }
-            for new in keys where !existing.contains(new) {
-                try connection.execute(
-                    "INSERT INTO \(tableSQL) (\(source), \(target)) VALUES ($1, $2) ON CONFLICT DO NOTHING", [owner, .text(String(new))],
-                    context)
-            }
-            if let orderColumn {
-                for (position, destination) in keys.enumerated() {
-                    try connection.execute(
-                        "UPDATE \(tableSQL) SET \(SQLSchema.sql(orderColumn)) = $1 WHERE \(source) = $2 AND \(target) = $3",
-                        [.text(String(Self.orderingKey(position))), owner, .text(String(destination))], context)
-                }
-            }
-        }
+        try SQLToManyWrite(storage: storage, dialect: .postgreSQL).write(
+            owner: key, destinations: keys, isNew: isNew,
+            run: { sql, parameters in
+                try connection.execute(sql, parameters.map { .text(String($0)) }, prepared: true, context)
+            },
+            read: { sql, parameters in
+                let rows = try connection.execute(sql, parameters.map { .text(String($0)) }, prepared: true, context)
+                return (0..<rows.rowCount).compactMap { rows.int64($0, 0) }
+            })
     }
-
-    /// The `Z_FOK_` value of a position: spaced out as Core Data's are, so reading sorts by it.
-    static func orderingKey(_ position: Int) -> Int64 { Int64(position + 1) * 1024 }
 }

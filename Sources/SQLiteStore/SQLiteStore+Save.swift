@@ -279,88 +279,28 @@ extension SQLiteStore {
     // MARK: To-many
 
     /// Brings the stored destinations of one to-many in line with `destinations` (and their
-    /// order for ordered relationships). A to-many stored through its inverse's foreign key is
-    /// written by the destinations' own to-one; only its order column is written here.
+    /// order for ordered relationships): the statements of ``SQLToManyWrite`` (shared with the
+    /// PostgreSQL store), each a cached statement.
     private func writeToMany(
         _ storage: SQLRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
         connection: SQLiteConnection
     ) throws {
         let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
-        switch storage {
-        case .toOne:
-            return
-        case .toManyThroughInverse(let table, _, let orderColumn):
-            guard let orderColumn else { return }
-            let statement = try connection.cached(
-                "UPDATE \(SQLSchema.sql(table)) SET \(SQLSchema.sql(orderColumn)) = ? WHERE Z_PK = ?")
-            for (position, destination) in keys.enumerated() {
+        try SQLToManyWrite(storage: storage, dialect: .sqlite).write(
+            owner: key, destinations: keys, isNew: isNew,
+            run: { sql, parameters in
+                let statement = try connection.cached(sql)
                 statement.reset()
-                statement.bind(int64: Self.orderingKey(position), at: 1)
-                statement.bind(int64: destination, at: 2)
+                for (index, value) in parameters.enumerated() { statement.bind(int64: value, at: Int32(index + 1)) }
                 try statement.run()
-            }
-        case .toManyWithoutInverse(let table, let column, let orderColumn):
-            let tableSQL = SQLSchema.sql(table)
-            let columnSQL = SQLSchema.sql(column)
-            if !isNew {
-                let clear = try connection.cached(
-                    "UPDATE \(tableSQL) SET \(columnSQL) = NULL\(orderColumn.map { ", \(SQLSchema.sql($0)) = NULL" } ?? "") WHERE \(columnSQL) = ?"
-                )
-                clear.bind(int64: key, at: 1)
-                try clear.run()
-            }
-            let set = try connection.cached(
-                "UPDATE \(tableSQL) SET \(columnSQL) = ?\(orderColumn.map { ", \(SQLSchema.sql($0)) = ?" } ?? "") WHERE Z_PK = ?")
-            for (position, destination) in keys.enumerated() {
-                set.reset()
-                set.bind(int64: key, at: 1)
-                if orderColumn != nil {
-                    set.bind(int64: Self.orderingKey(position), at: 2)
-                    set.bind(int64: destination, at: 3)
-                } else {
-                    set.bind(int64: destination, at: 2)
-                }
-                try set.run()
-            }
-        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
-            let tableSQL = SQLSchema.sql(table)
-            let source = SQLSchema.sql(sourceColumn)
-            let target = SQLSchema.sql(destinationColumn)
-            var existing: Set<Int64> = []
-            if !isNew {
-                let read = try connection.cached("SELECT \(target) FROM \(tableSQL) WHERE \(source) = ?")
-                read.bind(int64: key, at: 1)
-                while try read.step() { existing.insert(read.int64(at: 0)) }
-            }
-            let wanted = Set(keys)
-            let remove = try connection.cached("DELETE FROM \(tableSQL) WHERE \(source) = ? AND \(target) = ?")
-            for old in existing.subtracting(wanted).sorted() {
-                remove.reset()
-                remove.bind(int64: key, at: 1)
-                remove.bind(int64: old, at: 2)
-                try remove.run()
-            }
-            let add = try connection.cached("INSERT OR IGNORE INTO \(tableSQL) (\(source), \(target)) VALUES (?, ?)")
-            for new in keys where !existing.contains(new) {
-                add.reset()
-                add.bind(int64: key, at: 1)
-                add.bind(int64: new, at: 2)
-                try add.run()
-            }
-            if let orderColumn {
-                let order = try connection.cached(
-                    "UPDATE \(tableSQL) SET \(SQLSchema.sql(orderColumn)) = ? WHERE \(source) = ? AND \(target) = ?")
-                for (position, destination) in keys.enumerated() {
-                    order.reset()
-                    order.bind(int64: Self.orderingKey(position), at: 1)
-                    order.bind(int64: key, at: 2)
-                    order.bind(int64: destination, at: 3)
-                    try order.run()
-                }
-            }
-        }
+            },
+            read: { sql, parameters in
+                let statement = try connection.cached(sql)
+                statement.reset()
+                for (index, value) in parameters.enumerated() { statement.bind(int64: value, at: Int32(index + 1)) }
+                var values: [Int64] = []
+                while try statement.step() { values.append(statement.int64(at: 0)) }
+                return values
+            })
     }
-
-    /// The `Z_FOK_` value of a position: spaced out as Core Data's are, so reading sorts by it.
-    static func orderingKey(_ position: Int) -> Int64 { Int64(position + 1) * 1024 }
 }
