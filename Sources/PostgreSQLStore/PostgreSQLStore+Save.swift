@@ -166,12 +166,7 @@ extension PostgreSQLStore {
         -> PostgreSQLParameter
     {
         guard let value else { return .null }
-        guard let coerced = attribute.type.coerce(value), !(coerced.isNull && !value.isNull) else {
-            throw StoreError(
-                .managedObjectValidation,
-                "\(node.entityName).\(attribute.name) = \(value) is not a \(attribute.type.rawValue) value (object \(node.objectID))",
-                objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
-        }
+        let coerced = try SQLRowValues.coerced(value, for: attribute, of: node)
         if case .string(let text) = coerced, PostgreSQLValueCoder.holdsNULStandIn(text) {
             throw StoreError(
                 .managedObjectValidation,
@@ -188,24 +183,13 @@ extension PostgreSQLStore {
         guard let destination else { return (.null, .null) }
         let key = try foreignKey(of: destination, from: node, property: toOne.name)
         guard toOne.entityColumn != nil else { return (.text(String(key)), .null) }
-        guard let number = schema.entityNumbers[destination.entityName] else {
-            throw StoreError(
-                .managedObjectExternalRelationship,
-                "\(node.entityName).\(toOne.name) points to \(destination), whose entity this store does not hold",
-                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: toOne.name)
-        }
+        let number = try SQLRowValues.entityNumber(of: destination, for: toOne, of: node, schema: schema)
         return (.text(String(key)), .text(String(number)))
     }
 
     /// The primary key of a relationship destination; 133010 for an object of another store.
     private func foreignKey(of destination: ObjectID, from node: StoreNode, property: String) throws -> Int64 {
-        guard destination.storeIdentifier == identifier, case .int(let key)? = destination.referenceObject else {
-            throw StoreError(
-                .managedObjectExternalRelationship,
-                "\(node.entityName).\(property) of \(node.objectID) points to \(destination), which is not an object of this store",
-                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: property)
-        }
-        return key
+        try SQLRowValues.foreignKey(of: destination, from: node, property: property, storeIdentifier: identifier)
     }
 
     // MARK: To-many

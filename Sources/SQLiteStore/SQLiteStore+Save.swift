@@ -234,13 +234,7 @@ extension SQLiteStore {
             statement.bindNull(at: index)
             return
         }
-        // `coerce` must not turn a value into nil: treat `.null` from a non-null value as a misfit.
-        guard let coerced = attribute.type.coerce(value), !(coerced.isNull && !value.isNull) else {
-            throw StoreError(
-                .managedObjectValidation,
-                "\(node.entityName).\(attribute.name) = \(value) is not a \(attribute.type.rawValue) value (object \(node.objectID))",
-                objectIDs: [node.objectID], entityName: node.entityName, propertyName: attribute.name)
-        }
+        let coerced = try SQLRowValues.coerced(value, for: attribute, of: node)
         SQLiteValueCoder.bind(coerced, to: statement, at: index)
     }
 
@@ -255,25 +249,14 @@ extension SQLiteStore {
         }
         statement.bind(int64: try foreignKey(of: destination, from: node, property: toOne.name), at: index)
         if toOne.entityColumn != nil {
-            guard let number = schema.entityNumbers[destination.entityName] else {
-                throw StoreError(
-                    .managedObjectExternalRelationship,
-                    "\(node.entityName).\(toOne.name) points to \(destination), whose entity this store does not hold",
-                    objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: toOne.name)
-            }
+            let number = try SQLRowValues.entityNumber(of: destination, for: toOne, of: node, schema: schema)
             statement.bind(int64: Int64(number), at: index + 1)
         }
     }
 
     /// The primary key of a relationship destination; 133010 for an object of another store.
     private func foreignKey(of destination: ObjectID, from node: StoreNode, property: String) throws -> Int64 {
-        guard destination.storeIdentifier == identifier, case .int(let key)? = destination.referenceObject else {
-            throw StoreError(
-                .managedObjectExternalRelationship,
-                "\(node.entityName).\(property) of \(node.objectID) points to \(destination), which is not an object of this store",
-                objectIDs: [node.objectID, destination], entityName: node.entityName, propertyName: property)
-        }
-        return key
+        try SQLRowValues.foreignKey(of: destination, from: node, property: property, storeIdentifier: identifier)
     }
 
     // MARK: To-many
