@@ -158,6 +158,40 @@ extension PostgreSQLStore {
         return try reader.node(from: rows, row: 0, place: place)
     }
 
+    /// The values of several objects (faults filled together: batched fetches, prefetching):
+    /// one prepared query per entity reading the rows by primary key (`Z_PK = ANY($1)`, the keys
+    /// as one array parameter, so any number fits and the statement's text does not depend on
+    /// how many), with no predicate compiled. IDs of other stores and rows that do not exist
+    /// are left out.
+    public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
+        let (connection, schema) = try ready()
+        // Keys by entity, grouped by the IDs' interned entity numbers (no name hashing per ID).
+        var groups: [(entityName: String, keys: [Int64])] = []
+        var groupOfEntity: [Int: Int] = [:]
+        for objectID in objectIDs {
+            guard objectID.storeIdentifier == identifier, case .int(let key)? = objectID.referenceObject else { continue }
+            if let index = groupOfEntity[objectID.entityNumber] {
+                groups[index].keys.append(key)
+            } else {
+                groupOfEntity[objectID.entityNumber] = groups.count
+                groups.append((objectID.entityName, [key]))
+            }
+        }
+        var nodes: [IncrementalStoreNode] = []
+        nodes.reserveCapacity(objectIDs.count)
+        for group in groups {
+            let mapping = try self.mapping(of: group.entityName)
+            let reader = rowReader(for: [mapping], schema: schema)
+            let keys = "{" + group.keys.map(String.init).joined(separator: ",") + "}"
+            let rows = try connection.execute(
+                "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ANY($1::bigint[]) AND Z_ENT = $2",
+                [.text(keys), .text(String(mapping.number))], binary: true, prepared: true, "reading \(group.keys.count) \(mapping.name) objects")
+            try reader.check(rows, place: place)
+            for row in 0..<rows.rowCount { nodes.append(try reader.node(from: rows, row: row, place: place)) }
+        }
+        return nodes
+    }
+
     /// The destinations of one relationship of one object, in order for ordered relationships.
     public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
         let (connection, schema) = try ready()

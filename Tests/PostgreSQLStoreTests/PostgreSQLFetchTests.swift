@@ -93,6 +93,32 @@ import Testing
         #expect(store.compiledFetches.count == 2)
     }
 
+    @Test func objectsReadTogetherByKeyLeaveOutWhatDoesNotExist() throws {
+        let url = try TestPostgreSQLServer.freshStoreURL("fetch")
+        let coordinator = try Self.coordinator(url)
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        var items: [ManagedObject] = []
+        for index in 0..<5 {
+            let item = try writer.insert(entityName: "Item")
+            try item.setValue(.int(Int64(index)), forKey: "large")
+            items.append(item)
+        }
+        try writer.save()
+        let store = try PostgreSQLStore(model: try Self.model(), configurationName: nil, url: url, options: [:])
+        try store.loadMetadata()
+        let missing = ObjectID(storeIdentifier: store.identifier, entityName: "Item", reference: .int(999))
+        let elsewhere = ObjectID(storeIdentifier: "another store", entityName: "Item", reference: .int(1))
+        let nodes = try store.newValues(forObjectsWith: items.map(\.objectID) + [missing, elsewhere])
+        #expect(Set(nodes.map(\.objectID)) == Set(items.map(\.objectID)))
+        #expect(Set(nodes.compactMap { $0.attributeValue(forKey: "large") }) == Set((0..<5).map { StoreValue.int(Int64($0)) }))
+        // A batched fetch fills its faults through the same path.
+        var batched = FetchRequest(entityName: "Item", sortKeys: [SortKey("large")])
+        batched.fetchBatchSize = 2
+        let reader = ManagedObjectContext(coordinator: try Self.coordinator(url))
+        let fetched = try reader.fetch(batched)
+        #expect(fetched.map { $0.value(forKey: "large") } == (0..<5).map { StoreValue.int(Int64($0)) })
+    }
+
     @Test func aColumnGivenAnotherTypeIsRefusedNotMisread() throws {
         let url = try TestPostgreSQLServer.freshStoreURL("fetch")
         let coordinator = try Self.coordinator(url)
