@@ -73,21 +73,25 @@ enum XMLEntityDeclarationCheck {
         _ = xmlCtxtUseOptions(parser, Int32(bitPattern: XML_PARSE_NONET.rawValue | XML_PARSE_BIG_LINES.rawValue))
         let findings = Findings()
         parser.pointee._private = Unmanaged.passUnretained(findings).toOpaque()
-        try withExtendedLifetime(findings) {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
-            defer { buffer.deallocate() }
-            while !findings.stopped {
-                let count = source(buffer)
-                let status = xmlParseChunk(
-                    parser, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(count), count == 0 ? 1 : 0)
-                // A well-formedness error or the end: the reader reports what there is to report.
-                if count == 0 || (status != 0 && !findings.stopped) { break }
-            }
-            if let entity = findings.entity {
-                throw StoreError(
-                    .persistentStoreOpen,
-                    "\(url.path), line \(entity.line): the document type declares the entity \"\(entity.name)\"; XML stores declare no entities, and documents that do are refused (expanding them can exhaust memory)",
-                    fileURL: url)
+        // libxml2's errors outside the parser (encoding conversion) would be printed on standard
+        // error; they are the reader's to report, so this pass drops them.
+        try XMLErrorRecorder().capturingThreadErrors {
+            try withExtendedLifetime(findings) {
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+                defer { buffer.deallocate() }
+                while !findings.stopped {
+                    let count = source(buffer)
+                    let status = xmlParseChunk(
+                        parser, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(count), count == 0 ? 1 : 0)
+                    // A well-formedness error or the end: the reader reports what there is to report.
+                    if count == 0 || (status != 0 && !findings.stopped) { break }
+                }
+                if let entity = findings.entity {
+                    throw StoreError(
+                        .persistentStoreOpen,
+                        "\(url.path), line \(entity.line): the document type declares the entity \"\(entity.name)\"; XML stores declare no entities, and documents that do are refused (expanding them can exhaust memory)",
+                        fileURL: url)
+                }
             }
         }
     }

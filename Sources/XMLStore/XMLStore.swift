@@ -90,7 +90,9 @@ public final class XMLStore: AtomicStore {
 
     private func load(from reader: XMLStoreReader) throws {
         reader.limits = limits
-        let document = try reader.readDocument(mapping: mapping, model: model, configurationName: configurationName)
+        let document = try reader.capturingLibraryErrors {
+            try reader.readDocument(mapping: mapping, model: model, configurationName: configurationName)
+        }
         metadata = try Self.storeMetadata(document.header, fallbackIdentifier: identifier, of: reader.url)
         nextObjectNumber = max(document.header.nextObjectID ?? 1, document.highestNumber + 1, 1)
         try reader.addNodes(document, model: model, storeIdentifier: identifier, add: addCacheNode)
@@ -156,7 +158,7 @@ public final class XMLStore: AtomicStore {
         }
         let reader = try XMLStoreReader(url: url)
         reader.limits = try StoreLimits(options: options)
-        let header = try reader.readHeader()
+        let header = try reader.capturingLibraryErrors { try reader.readHeader() }
         return try storeMetadata(header, fallbackIdentifier: nil, of: url)
     }
 
@@ -173,7 +175,7 @@ public final class XMLStore: AtomicStore {
         }
         let reader = try XMLStoreReader(url: url)
         reader.limits = try StoreLimits(options: options)
-        let header = try reader.readHeader()
+        let header = try reader.capturingLibraryErrors { try reader.readHeader() }
         let current = try storeMetadata(header, fallbackIdentifier: nil, of: url)
         var updated = metadata
         updated[MetadataKey.storeType] = .string(storeType)
@@ -186,7 +188,7 @@ public final class XMLStore: AtomicStore {
             try XMLStoreWriter.writeHeader(
                 uuid: uuid, nextObjectID: header.nextObjectID ?? 1, version: header.version ?? formatVersion,
                 metadata: updated, to: writer)
-            try reader.copyObjects(to: writer)
+            try reader.capturingLibraryErrors { try reader.copyObjects(to: writer) }
             try XMLStoreWriter.writeFooter(to: writer)
         }
     }

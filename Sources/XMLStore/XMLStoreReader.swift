@@ -104,6 +104,12 @@ final class XMLStoreReader {
         names = Names(reader)
     }
 
+    /// Runs `body` (every read of this document) with libxml2's errors outside the parser
+    /// recorded as the reader's, not printed on standard error.
+    func capturingLibraryErrors<T>(_ body: () throws -> T) rethrows -> T {
+        try reader.capturingLibraryErrors(body)
+    }
+
     // MARK: Files
 
     /// Whether `url` holds something to read: false for a missing or empty file (a new store);

@@ -133,6 +133,13 @@ final class XMLTextReader {
         memory?.deallocate()
     }
 
+    /// Runs `body` (the reading of this document) with the libxml2 errors reported outside
+    /// the parser (encoding conversion) recorded as this reader's errors rather than printed on
+    /// standard error (``XMLErrorRecorder/capturingThreadErrors(_:)``).
+    func capturingLibraryErrors<T>(_ body: () throws -> T) rethrows -> T {
+        try errors.capturingThreadErrors(body)
+    }
+
     // MARK: Moving
 
     /// Moves to the next node; false at the end of the document. A well-formedness error (or

@@ -53,7 +53,7 @@ enum XMLTreeBuilder {
             let errors = XMLErrorRecorder()
             // The recorder outlives the reader's use: both live until this closure returns.
             errors.install(on: reader)
-            return try withExtendedLifetime(errors) {
+            return try errors.capturingThreadErrors {
                 try build(reader, errors: errors, file: file, malformed: malformed)
             }
         }
