@@ -38,4 +38,32 @@ struct SQLitePredicateFuzzRegressionTests {
         }.compactMap { loaded.labels[$0.objectID] })
         #expect(Set(ids.compactMap { loaded.labels[$0] }) == expected, "\(loaded.store.lastQuery ?? "")")
     }
+
+    /// `{1, age} == nil` holds for every user without an age: a literal collection on the left
+    /// compares each member, ANY without a modifier, as in memory. SQLite compared the whole
+    /// list with nil and matched nobody (the harness's input `{1 , age}= nil`, sixth round).
+    @Test(arguments: dataSetsWithUsers)
+    func aLiteralCollectionOnTheLeftComparesEachMemberAsInMemory(dataSet: String) throws {
+        let model = try PredicateCorpus.model()
+        let loaded = try SQLitePredicateTests.load(dataSet, model: model)
+        let evaluator = PredicateEvaluator()
+        let formats = [
+            "{1 , age}= nil", "{1, age} != nil", "{1, age} == 1", "ANY {age, 2} == nil", "ALL {age, 2} > 1", "NONE {age, 2} == 2",
+            "{age} BETWEEN {1, 30}", "{1, age} IN {1, 2}", "{} == nil", "ALL {} == nil",
+        ]
+        for format in formats {
+            let predicate = try FetchPredicate(format: format)
+            var request = FetchRequest(entityName: "User", predicate: predicate)
+            request.resultType = .objectIDs
+            guard case .objectIDs(let ids) = try loaded.store.execute(.fetch(request)) else {
+                Issue.record("no IDs")
+                continue
+            }
+            let expected = Set(
+                try loaded.nodes.filter { $0.entityName == "User" }.filter { node in
+                    try evaluator.evaluate(predicate, with: node.attributes)
+                }.compactMap { loaded.labels[$0.objectID] })
+            #expect(Set(ids.compactMap { loaded.labels[$0] }) == expected, "\(format) on \(dataSet): \(loaded.store.lastQuery ?? "")")
+        }
+    }
 }

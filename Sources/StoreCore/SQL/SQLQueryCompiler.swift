@@ -169,6 +169,20 @@ package final class SQLQueryCompiler {
         }
         let lhs = try value(c.lhs)
         let rhs = try value(c.rhs)
+        if case .list(let items) = lhs, c.op != .contains {
+            // A literal collection on the left (`{1, age} == nil`): each member compared on its
+            // own, as the evaluator does — ANY without a modifier. (`CONTAINS` tests membership
+            // of the whole list, below.) A collection of rows on the right keeps its own rules.
+            if case .collection = rhs {
+            } else {
+                let tests = try items.map { dialect.orFalse(try compare($0, c.op, rhs, c)) }
+                switch c.modifier {
+                case .direct, .any: return tests.isEmpty ? no : "(" + tests.joined(separator: " OR ") + ")"
+                case .all: return tests.isEmpty ? yes : "(" + tests.joined(separator: " AND ") + ")"
+                case .none: return tests.isEmpty ? yes : "(NOT (" + tests.joined(separator: " OR ") + "))"
+                }
+            }
+        }
         if case .collection(let collection, let element) = lhs {
             if c.op == .contains && c.modifier == .direct, case .object = element {
                 // `users CONTAINS %@`: membership.
