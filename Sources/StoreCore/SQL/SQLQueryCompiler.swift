@@ -225,6 +225,45 @@ package final class SQLQueryCompiler {
 
     // MARK: Comparisons of single values
 
+    /// An ordering against a NaN constant (`age / 4 <= 0/0`: `0/0` folds to NaN), answered as
+    /// the evaluator answers it: its order of numbers puts NaN before every other number
+    /// (`StoreValue.compare`), and nil or a value that is not a number is unordered. Bound, NaN
+    /// would be its stored form (a BLOB of its bits), which SQL orders after every number. Nil
+    /// when no side is a NaN constant. (A NaN stored in a column is not told apart here.)
+    private func nanOrdering(_ lhs: Value, _ op: ComparisonPredicate.Operator, _ rhs: Value, _ c: ComparisonPredicate) throws -> String? {
+        func isNaN(_ value: Value) -> Bool {
+            if case .constant(.double(let d)) = value { return d.isNaN }
+            return false
+        }
+        /// Whether `value` holds a number (what the evaluator orders after NaN).
+        func present(_ value: Value) -> String {
+            guard case .attribute(let type) = domain(of: value),
+                [.integer16, .integer32, .integer64, .double, .float, .decimal, .boolean].contains(type)
+            else { return no }
+            switch value {
+            case .column(let sql, _), .computed(let sql, _): return "(\(sql) IS NOT NULL)"
+            default: return no
+            }
+        }
+        switch op {
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            let below = op == .lessThan || op == .lessThanOrEqualTo
+            if isNaN(rhs) { return below ? no : present(lhs) }  // x > NaN for every number x
+            if isNaN(lhs) { return below ? present(rhs) : no }  // NaN < x for every number x
+            return nil
+        case .between:
+            guard case .list(let bounds) = rhs, bounds.count == 2 else { return nil }
+            if isNaN(lhs) || isNaN(bounds[1]) { return no }
+            // Every number is at least NaN: only the upper bound remains.
+            if isNaN(bounds[0]) {
+                return "(\(present(lhs)) AND \(dialect.orFalse(try compare(lhs, .lessThanOrEqualTo, bounds[1], c))))"
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
     private func domain(of value: Value) -> Domain {
         switch value {
         case .column(_, let type): return .attribute(type)
@@ -329,6 +368,7 @@ package final class SQLQueryCompiler {
             default: return no
             }
         }
+        if let answer = try nanOrdering(lhs, op, rhs, c) { return answer }
         let lhsDomain = domain(of: lhs)
         let rhsDomain = domain(of: rhs)
         let folding = Self.isString(lhsDomain) && options.folds ? options : []
