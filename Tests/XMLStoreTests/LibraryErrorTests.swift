@@ -7,8 +7,9 @@ import XMLStore
 /// libxml2 reports some errors outside any parser (converting a document from its declared
 /// encoding) and prints them on standard error unless a handler takes them. The stores and the
 /// model reader take them: the error names the problem, and nothing reaches the caller's
-/// terminal or logs.
-@Suite struct LibraryErrorTests {
+/// terminal or logs. Serialized: each test points the process's standard error at a file for
+/// a moment, and two doing so at once would leave it pointing at the other's file.
+@Suite(.serialized) struct LibraryErrorTests {
     /// A document declared as ISO-2022-JP holding bytes that encoding does not have.
     static func misencoded(_ document: String) -> Data {
         var text = document
