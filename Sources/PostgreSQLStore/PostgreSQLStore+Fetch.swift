@@ -165,21 +165,9 @@ extension PostgreSQLStore {
     /// are left out.
     public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
         let (connection, schema) = try ready()
-        // Keys by entity, grouped by the IDs' interned entity numbers (no name hashing per ID).
-        var groups: [(entityName: String, keys: [Int64])] = []
-        var groupOfEntity: [Int: Int] = [:]
-        for objectID in objectIDs {
-            guard objectID.storeIdentifier == identifier, case .int(let key)? = objectID.referenceObject else { continue }
-            if let index = groupOfEntity[objectID.entityNumber] {
-                groups[index].keys.append(key)
-            } else {
-                groupOfEntity[objectID.entityNumber] = groups.count
-                groups.append((objectID.entityName, [key]))
-            }
-        }
         var nodes: [IncrementalStoreNode] = []
         nodes.reserveCapacity(objectIDs.count)
-        for group in groups {
+        for group in SQLKeysByEntity(objectIDs, storeIdentifier: identifier).groups {
             let mapping = try self.mapping(of: group.entityName)
             let reader = rowReader(for: [mapping], schema: schema)
             let keys = "{" + group.keys.map(String.init).joined(separator: ",") + "}"
