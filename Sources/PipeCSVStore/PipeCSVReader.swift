@@ -603,7 +603,7 @@ struct PipeCSVReader {
                 default: return nil
                 }
             case .double:
-                return Self.plainDouble(raw).map(StoreValue.double)
+                return NumberText.plainDouble(raw).map(StoreValue.double)
             case .date:
                 if let date = PipeCSVDateFormat.parseCommon(UnsafeRawBufferPointer(raw)) { return .date(date) }
                 return PipeCSVDateFormat.parse(utf8: Array(raw)).map(StoreValue.date)
@@ -614,47 +614,6 @@ struct PipeCSVReader {
                 return nil
             }
         }
-    }
-
-    /// A double written as `-?digits(.digits)?` whose digits, without the point, make an
-    /// integer of at most 2⁵³ and which has at most 22 digits after the point: the quotient of
-    /// two doubles that hold their values exactly, and IEEE division is correctly rounded, so
-    /// this is the double `Double(text)` gives (Clinger's fast path). nil for anything else
-    /// (exponents, `inf`, `nan`, longer mantissas), which the general path reads.
-    @inline(__always)
-    static func plainDouble(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
-        var index = 0
-        let negative = raw.count > 0 && raw[0] == UInt8(ascii: "-")
-        if negative { index = 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var sawPoint = false
-        var integerDigits = 0
-        while index < raw.count {
-            let byte = raw[index]
-            index += 1
-            if byte == UInt8(ascii: "."), !sawPoint {
-                sawPoint = true
-                continue
-            }
-            let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            digits += 1
-            guard digits <= 19 else { return nil }  // 19 digits cannot overflow UInt64
-            mantissa = mantissa * 10 + UInt64(digit)
-            if sawPoint { fractionDigits += 1 } else { integerDigits += 1 }
-        }
-        guard integerDigits > 0, !sawPoint || fractionDigits > 0, mantissa <= 1 << 53, fractionDigits <= 22 else { return nil }
-        let value = Double(mantissa) / powersOfTen[fractionDigits]
-        return negative ? -value : value
-    }
-
-    /// 10⁰ … 10²², each exact in a Double.
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
     }
 
     // MARK: Helpers

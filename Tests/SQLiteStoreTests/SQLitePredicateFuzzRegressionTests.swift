@@ -42,6 +42,8 @@ struct SQLitePredicateFuzzRegressionTests {
     /// `{1, age} == nil` holds for every user without an age: a literal collection on the left
     /// compares each member, ANY without a modifier, as in memory. SQLite compared the whole
     /// list with nil and matched nobody (the harness's input `{1 , age}= nil`, sixth round).
+    /// With it, the later findings: NaN constants in orderings, divisions by zero, modifiers
+    /// over single values — each form checked against the evaluator on every data set.
     @Test(arguments: dataSetsWithUsers)
     func aLiteralCollectionOnTheLeftComparesEachMemberAsInMemory(dataSet: String) throws {
         let model = try PredicateCorpus.model()
@@ -50,14 +52,22 @@ struct SQLitePredicateFuzzRegressionTests {
         let formats = [
             "{1 , age}= nil", "{1, age} != nil", "{1, age} == 1", "ANY {age, 2} == nil", "ALL {age, 2} > 1", "NONE {age, 2} == 2",
             "{age} BETWEEN {1, 30}", "{1, age} IN {1, 2}", "{} == nil", "ALL {} == nil",
-            // NaN (0/0, folded at compile time) ordered as the evaluator orders it, before every
-            // number; bound, it was its stored bytes, which SQLite orders after every number (a
-            // second finding of the sixth round: `age/ 4 =<0/0`).
-            "age/ 4 =<0/0", "age > 0/0", "age >= 0/0", "0/0 < age", "0/0 >= age", "age BETWEEN {0/0, 50}",
-            "age BETWEEN {1, 0/0}", "age != 0/0", "name > 0/0",
+            // A NaN constant ordered as the evaluator orders it, before every number; bound, it
+            // was its stored bytes, which SQLite orders after every number (a second finding of
+            // the sixth round: `age/ 4 =<0/0`, where 0/0 was NaN then; it is nil now, below).
+            "age/ 4 =<$nan", "age > $nan", "age >= $nan", "$nan < age", "$nan >= age", "age BETWEEN {$nan, 50}",
+            "age BETWEEN {1, $nan}", "age != $nan", "name > $nan",
+            // A division by zero is nil in both (seventh round: `age / no=> 14` — SQLite's NULL
+            // against the evaluator's infinity), zero as a constant, a boolean or a row's value.
+            "age / no=> 14", "age / 0 >= 14", "age / 0 < 14", "age / 0 == nil", "age / 0 != nil", "age/ 4 =<0/0", "0/0 == nil",
+            "age / (age - 10) > 0", "age / (age - 10) == nil", "age / 0.0 != 3", "NOT (age / NO > 1)",
+            // A modifier over a single value: nil is a collection of none (seventh round:
+            // `ANY admin != YES+2` — SQL compared nil with 3 and matched users without admin).
+            "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",
+            "ANY nil == age", "ALL nil == age", "NONE age / 0 == nil", "ANY age / 0 == nil",
         ]
         for format in formats {
-            let predicate = try FetchPredicate(format: format)
+            let predicate = try FetchPredicate(format: format).withSubstitutionVariables(["nan": Double.nan])
             var request = FetchRequest(entityName: "User", predicate: predicate)
             request.resultType = .objectIDs
             guard case .objectIDs(let ids) = try loaded.store.execute(.fetch(request)) else {

@@ -378,9 +378,13 @@ public final class PredicateEvaluator {
     }
 
     /// Arithmetic on numbers (integers stay integers until they overflow; `/` is always
-    /// floating-point) and dates (date ± seconds, date − date in seconds). Nil gives nil.
+    /// floating-point) and dates (date ± seconds, date − date in seconds). Nil gives nil, and so
+    /// does a division by zero (`age / 0`, `age / NO`), as in SQL: a predicate answers the same
+    /// in memory as in a SQL store, where SQLite's division by zero is NULL (and PostgreSQL's,
+    /// compiled with `NULLIF`, too), rather than an infinity or a NaN no SQL value stands for.
     public static func arithmetic(_ op: FetchExpression.ArithmeticOperator, _ a: StoreValue, _ b: StoreValue) throws -> StoreValue {
         if a.isNull || b.isNull { return .null }
+        if op == .divide, let divisor = numeric(b), isZero(divisor) { return .null }
         switch (a, b) {
         case (.date(let d), _) where op == .add || op == .subtract:
             if case .date(let e) = b, op == .subtract { return .double(d.timeIntervalSince(e)) }
@@ -415,6 +419,16 @@ public final class PredicateEvaluator {
             }
         }
         throw StoreError(.coreData, "Cannot apply \(op.rawValue) to \(a) (\(a.typeName)) and \(b) (\(b.typeName))")
+    }
+
+    /// Whether a number (as ``numeric(_:)`` gives it) is zero.
+    private static func isZero(_ number: StoreValue) -> Bool {
+        switch number {
+        case .int(let i): return i == 0
+        case .double(let d): return d == 0
+        case .decimal(let d): return d.isZero
+        default: return false
+        }
     }
 
     private static func apply(_ op: FetchExpression.ArithmeticOperator, _ x: Double, _ y: Double) -> Double {

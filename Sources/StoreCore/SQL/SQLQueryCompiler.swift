@@ -209,17 +209,21 @@ package final class SQLQueryCompiler {
             return c.op == .notEqualTo ? yes : no
         }
         let test = try compare(lhs, c.op, rhs, c)
+        if c.modifier == .direct { return test }
+        // With a modifier, a single value is a collection of one, and nil a collection of none:
+        // `ANY admin != 3` holds for no object without `admin` (found by differential fuzzing:
+        // SQL compared nil with 3 and matched them), `ALL` and `NONE` hold for every such object.
+        let value: String
+        switch lhs {
+        case .column(let sql, _), .computed(let sql, _): value = sql
+        case .object(let ref): value = ref.key
+        case .constant(.null): return c.modifier == .any ? no : yes
+        default: return c.modifier == .any ? test : c.modifier == .all ? dialect.orFalse(test) : "(NOT \(dialect.orFalse(test)))"
+        }
         switch c.modifier {
-        case .direct, .any: return test
-        case .all, .none:
-            // A single value is a collection of one (none for nil).
-            let nullTest: String
-            switch lhs {
-            case .column(let sql, _), .computed(let sql, _): nullTest = "\(sql) IS NULL"
-            case .object(let ref): nullTest = "\(ref.key) IS NULL"
-            default: nullTest = no
-            }
-            return c.modifier == .all ? "(\(nullTest) OR \(dialect.orFalse(test)))" : "(\(nullTest) OR NOT \(dialect.orFalse(test)))"
+        case .direct, .any: return "(\(value) IS NOT NULL AND \(dialect.orFalse(test)))"
+        case .all: return "(\(value) IS NULL OR \(dialect.orFalse(test)))"
+        case .none: return "(\(value) IS NULL OR NOT \(dialect.orFalse(test)))"
         }
     }
 
@@ -750,7 +754,9 @@ package final class SQLQueryCompiler {
             case (true, false, .add), (true, false, .subtract), (false, true, .add): type = .date
             default: type = nil
             }
-            if op == .divide { return .computed("(CAST(\(l) AS \(dialect.doubleType)) / \(r))", .double) }
+            // A division by zero is nil, as in the evaluator: NULLIF makes it NULL in every
+            // dialect (SQLite's is NULL already; PostgreSQL's would be an error).
+            if op == .divide { return .computed("(CAST(\(l) AS \(dialect.doubleType)) / NULLIF(\(r), 0))", .double) }
             return .computed("(\(l) \(op.rawValue) \(r))", type)
         }
     }
