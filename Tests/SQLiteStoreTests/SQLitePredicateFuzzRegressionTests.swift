@@ -61,6 +61,7 @@ struct SQLitePredicateFuzzRegressionTests {
             // against the evaluator's infinity), zero as a constant, a boolean or a row's value.
             "age / no=> 14", "age / 0 >= 14", "age / 0 < 14", "age / 0 == nil", "age / 0 != nil", "age/ 4 =<0/0", "0/0 == nil",
             "age / (age - 10) > 0", "age / (age - 10) == nil", "age / 0.0 != 3", "NOT (age / NO > 1)",
+            "age * 1e999 < 5", "age * 1e999 == nil", "age - 1e999 < 0", "1e999 - 1e999 == nil", "age > 1e999 - 1e999",
             // A modifier over a single value: nil is a collection of none (seventh round:
             // `ANY admin != YES+2` — SQL compared nil with 3 and matched users without admin).
             "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",

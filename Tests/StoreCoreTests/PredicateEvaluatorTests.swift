@@ -309,6 +309,14 @@ private struct Graph {
         #expect(try PredicateEvaluator.arithmetic(.multiply, .int(.max), 2) == .double(Double(Int64.max) * 2))
         #expect(try PredicateEvaluator.arithmetic(.subtract, .null, 2) == .null)
         #expect(try PredicateEvaluator.arithmetic(.add, .decimal(1), 2) == .decimal(3))
+        // Division by zero and NaN are nil, as in SQL (the SQL stores must answer alike).
+        for zero: StoreValue in [0, 0.0, .bool(false), .decimal(0), -0.0] {
+            #expect(try PredicateEvaluator.arithmetic(.divide, 7, zero) == .null, "\(zero)")
+            #expect(try PredicateEvaluator.arithmetic(.divide, .decimal(7), zero) == .null, "\(zero)")
+        }
+        #expect(try PredicateEvaluator.arithmetic(.subtract, .double(.infinity), .double(.infinity)) == .null)
+        #expect(try PredicateEvaluator.arithmetic(.multiply, 0, .double(.infinity)) == .null)
+        #expect(try PredicateEvaluator.arithmetic(.add, 1, .double(.infinity)) == .double(.infinity))
         #expect(throws: StoreError.self) { try PredicateEvaluator.arithmetic(.add, "a", 2) }
     }
 

@@ -379,9 +379,10 @@ public final class PredicateEvaluator {
 
     /// Arithmetic on numbers (integers stay integers until they overflow; `/` is always
     /// floating-point) and dates (date ± seconds, date − date in seconds). Nil gives nil, and so
-    /// does a division by zero (`age / 0`, `age / NO`), as in SQL: a predicate answers the same
-    /// in memory as in a SQL store, where SQLite's division by zero is NULL (and PostgreSQL's,
-    /// compiled with `NULLIF`, too), rather than an infinity or a NaN no SQL value stands for.
+    /// do a division by zero (`age / 0`, `age / NO`) and a result that is not a number
+    /// (`1e999 - 1e999`), as in SQL: a predicate answers the same in memory as in a SQL store,
+    /// where SQLite's division by zero and NaN are NULL (PostgreSQL's division is compiled with
+    /// `NULLIF`), rather than an infinity or a NaN no SQL value stands for.
     public static func arithmetic(_ op: FetchExpression.ArithmeticOperator, _ a: StoreValue, _ b: StoreValue) throws -> StoreValue {
         if a.isNull || b.isNull { return .null }
         if op == .divide, let divisor = numeric(b), isZero(divisor) { return .null }
@@ -415,7 +416,9 @@ public final class PredicateEvaluator {
                 }
             default:
                 guard let p = x.doubleValue, let q = y.doubleValue else { break }
-                return .double(apply(op, p, q))
+                // NaN (`1e999 - 1e999`, `age * 1e999` for an age of 0) is nil, as SQLite makes it.
+                let result = apply(op, p, q)
+                return result.isNaN ? .null : .double(result)
             }
         }
         throw StoreError(.coreData, "Cannot apply \(op.rawValue) to \(a) (\(a.typeName)) and \(b) (\(b.typeName))")
