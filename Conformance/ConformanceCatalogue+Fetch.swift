@@ -197,7 +197,8 @@ extension ConformanceCatalogue {
     ]
 
     /// Every row of the predicate corpus, one case per data set (#38): the data is inserted
-    /// through a context, saved, and each predicate fetched through a context.
+    /// through a context, saved, and each predicate fetched through a context; then each of
+    /// ``PredicateCorpus/edgeFormats`` on the data set's users, against the evaluator's answer.
     public static let predicateCorpus: [ConformanceCase] = PredicateCorpus.dataSets.keys.sorted().map { dataSet in
         ConformanceCase("predicate corpus: \(dataSet)", behaviour: 38, area: .predicates, runsAfterReopen: true) { env in
             let model = try PredicateCorpus.model()
@@ -228,6 +229,19 @@ extension ConformanceCatalogue {
                 try env.expectEqual(Set(found.compactMap { labels[$0] }), corpusCase.expected, "\(corpusCase)")
                 try env.expectEqual(found.count, corpusCase.expected.count, "no duplicates for \(corpusCase)")
                 try env.expectEqual(try loaded.context.count(for: request), corpusCase.expected.count, "count for \(corpusCase)")
+            }
+            // The edge forms differential fuzzing found: the users the evaluator accepts.
+            guard seeds.contains(where: { $0.entityName == "User" }) else { return }
+            var users: [String: any PredicateEvaluable] = [:]
+            for user in try loaded.context.fetch(FetchRequest(entityName: "User")) {
+                if let label = labels[user.objectID] { users[label] = user }
+            }
+            for format in PredicateCorpus.edgeFormats {
+                let predicate = try PredicateCorpus.edgePredicate(format)
+                let found = try loaded.context.fetchObjectIDs(FetchRequest(entityName: "User", predicate: predicate))
+                try env.expectEqual(
+                    Set(found.compactMap { labels[$0] }), try PredicateCorpus.labelsAccepted(by: predicate, among: users),
+                    "\(format) on \(dataSet), as the evaluator answers")
             }
         }
     }

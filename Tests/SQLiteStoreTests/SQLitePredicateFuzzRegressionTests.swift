@@ -39,47 +39,60 @@ struct SQLitePredicateFuzzRegressionTests {
         #expect(Set(ids.compactMap { loaded.labels[$0] }) == expected, "\(loaded.store.lastQuery ?? "")")
     }
 
-    /// `{1, age} == nil` holds for every user without an age: a literal collection on the left
-    /// compares each member, ANY without a modifier, as in memory. SQLite compared the whole
-    /// list with nil and matched nobody (the harness's input `{1 , age}= nil`, sixth round).
-    /// With it, the later findings: NaN constants in orderings, divisions by zero, modifiers
-    /// over single values — each form checked against the evaluator on every data set.
+    /// Every form of ``PredicateCorpus/edgeFormats`` — the harness's later findings and their
+    /// neighbours: `{1 , age}= nil` (a literal collection on the left compares each member, ANY
+    /// without a modifier; SQLite compared the whole list with nil and matched nobody, sixth
+    /// round), NaN constants in orderings, divisions by zero, modifiers over single values —
+    /// answered by the store as by the evaluator, on every data set with users. (The
+    /// conformance suite runs the same forms through a context on every store type.)
     @Test(arguments: dataSetsWithUsers)
-    func aLiteralCollectionOnTheLeftComparesEachMemberAsInMemory(dataSet: String) throws {
+    func everyEdgeFormAnswersAsTheEvaluator(dataSet: String) throws {
         let model = try PredicateCorpus.model()
         let loaded = try SQLitePredicateTests.load(dataSet, model: model)
-        let evaluator = PredicateEvaluator()
-        let formats = [
-            "{1 , age}= nil", "{1, age} != nil", "{1, age} == 1", "ANY {age, 2} == nil", "ALL {age, 2} > 1", "NONE {age, 2} == 2",
-            "{age} BETWEEN {1, 30}", "{1, age} IN {1, 2}", "{} == nil", "ALL {} == nil",
-            // A NaN constant ordered as the evaluator orders it, before every number; bound, it
-            // was its stored bytes, which SQLite orders after every number (a second finding of
-            // the sixth round: `age/ 4 =<0/0`, where 0/0 was NaN then; it is nil now, below).
-            "age/ 4 =<$nan", "age > $nan", "age >= $nan", "$nan < age", "$nan >= age", "age BETWEEN {$nan, 50}",
-            "age BETWEEN {1, $nan}", "age != $nan", "name > $nan",
-            // A division by zero is nil in both (seventh round: `age / no=> 14` — SQLite's NULL
-            // against the evaluator's infinity), zero as a constant, a boolean or a row's value.
-            "age / no=> 14", "age / 0 >= 14", "age / 0 < 14", "age / 0 == nil", "age / 0 != nil", "age/ 4 =<0/0", "0/0 == nil",
-            "age / (age - 10) > 0", "age / (age - 10) == nil", "age / 0.0 != 3", "NOT (age / NO > 1)",
-            "age * 1e999 < 5", "age * 1e999 == nil", "age - 1e999 < 0", "1e999 - 1e999 == nil", "age > 1e999 - 1e999",
-            // A modifier over a single value: nil is a collection of none (seventh round:
-            // `ANY admin != YES+2` — SQL compared nil with 3 and matched users without admin).
-            "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",
-            "ANY nil == age", "ALL nil == age", "NONE age / 0 == nil", "ANY age / 0 == nil",
-        ]
-        for format in formats {
-            let predicate = try FetchPredicate(format: format).withSubstitutionVariables(["nan": Double.nan])
+        var users: [String: any PredicateEvaluable] = [:]
+        for node in loaded.nodes where node.entityName == "User" {
+            if let label = loaded.labels[node.objectID] { users[label] = node.attributes }
+        }
+        for format in PredicateCorpus.edgeFormats {
+            let predicate = try PredicateCorpus.edgePredicate(format)
             var request = FetchRequest(entityName: "User", predicate: predicate)
             request.resultType = .objectIDs
             guard case .objectIDs(let ids) = try loaded.store.execute(.fetch(request)) else {
                 Issue.record("no IDs")
                 continue
             }
-            let expected = Set(
-                try loaded.nodes.filter { $0.entityName == "User" }.filter { node in
-                    try evaluator.evaluate(predicate, with: node.attributes)
-                }.compactMap { loaded.labels[$0.objectID] })
+            let expected = try PredicateCorpus.labelsAccepted(by: predicate, among: users)
             #expect(Set(ids.compactMap { loaded.labels[$0] }) == expected, "\(format) on \(dataSet): \(loaded.store.lastQuery ?? "")")
+        }
+    }
+
+    /// Every parameter a compiled condition binds is used by its SQL, in both dialects: a
+    /// comparison answered without an operand it compiled (`age/ 4 =<$nan` never holds, yet the
+    /// `4` was bound) drops that operand's parameters. PostgreSQL refused such a statement
+    /// ("bind message supplies 1 parameters, but prepared statement requires 0"), found when the
+    /// conformance suite ran the edge forms on it; SQLite ignored the extra parameter.
+    @Test func everyBoundParameterIsUsedByTheCompiledCondition() throws {
+        let model = try PredicateCorpus.model()
+        let schema = try SQLSchema(model: model)
+        let user = try #require(schema.entities["User"])
+        let formats = PredicateCorpus.edgeFormats + [
+            "age / 4 == 'text'", "ANY nil == age / 4", "name == 'a' AND age/ 4 <= $nan AND age == 7", "\"?1\" == 'x'",
+        ]
+        for dialect in [SQLDialect.sqlite, .postgreSQL] {
+            for format in formats {
+                let compiler = SQLQueryCompiler(schema: schema, model: model, storeIdentifier: "S", entity: user, dialect: dialect)
+                let sql = try compiler.condition(PredicateCorpus.edgePredicate(format))
+                let marker: Character = dialect.kind == .postgreSQL ? "$" : "?"
+                var numbers: Set<Int> = []
+                var rest = Substring(sql)
+                while let at = rest.firstIndex(of: marker) {
+                    rest = rest[rest.index(after: at)...]
+                    let digits = rest.prefix(while: \.isNumber)
+                    if let number = Int(digits) { numbers.insert(number) }
+                }
+                #expect(numbers == Set((0..<compiler.parameters.count).map { $0 + 1 }),
+                        "\(format) (\(dialect.kind)): \(sql) with \(compiler.parameters)")
+            }
         }
     }
 }

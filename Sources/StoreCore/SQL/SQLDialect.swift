@@ -41,6 +41,13 @@ package struct SQLDialect: Sendable, Hashable {
         "COALESCE(\(condition), \(alwaysFalse))"
     }
 
+    /// A floating-point expression whose NaN is NULL, as predicates take it (the evaluator's
+    /// arithmetic gives nil for NaN). SQLite already makes a NaN result NULL; PostgreSQL keeps
+    /// NaN as a value (`0 * 'Infinity'`), so its result is compared with it.
+    package func notANumberAsNull(_ expression: String) -> String {
+        kind == .sqlite ? expression : "NULLIF(\(expression), 'NaN'::double precision)"
+    }
+
     /// Null-safe equality: nil equals nil.
     package func isNotDistinct(_ lhs: String, _ rhs: String) -> String {
         kind == .sqlite ? "\(lhs) IS \(rhs)" : "\(lhs) IS NOT DISTINCT FROM \(rhs)"

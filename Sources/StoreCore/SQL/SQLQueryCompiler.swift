@@ -162,6 +162,68 @@ package final class SQLQueryCompiler {
     }
 
     private func condition(_ c: ComparisonPredicate) throws -> String {
+        let first = parameters.count
+        let sql = try comparisonCondition(c)
+        return parameters.count > first ? droppingUnusedParameters(from: first, in: sql) : sql
+    }
+
+    /// `sql` without the parameters bound from `first` on that it does not use, the later ones
+    /// renumbered. A comparison may compile an operand and then answer without it (`age / 4 <=
+    /// NaN` never holds: the `4` was bound for nothing); SQLite ignores such a parameter, but
+    /// PostgreSQL refuses a statement given more parameters than its text uses. The parameters
+    /// from `first` on were bound while compiling `sql`, so no other SQL refers to them.
+    /// Quoted identifiers and string literals are skipped.
+    private func droppingUnusedParameters(from first: Int, in sql: String) -> String {
+        let marker = dialect.kind == .postgreSQL ? UInt8(ascii: "$") : UInt8(ascii: "?")
+        let bytes = Array(sql.utf8)
+        var placeholders: [(digits: Range<Int>, number: Int)] = []
+        var used = Set<Int>()
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                // A doubled quote inside ends this run and starts the next: the same skip.
+                index += 1
+                while index < bytes.count && bytes[index] != byte { index += 1 }
+                index += 1
+            } else if byte == marker {
+                var end = index + 1
+                var number = 0
+                while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10 {
+                    number = number &* 10 &+ Int(bytes[end] &- UInt8(ascii: "0"))
+                    end += 1
+                }
+                if end > index + 1, number > first {
+                    placeholders.append((index + 1..<end, number))
+                    used.insert(number)
+                }
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        guard used.count < parameters.count - first else { return sql }
+        var renumbered: [Int: Int] = [:]
+        var kept: [StoreValue] = []
+        for number in (first + 1)...parameters.count where used.contains(number) {
+            kept.append(parameters[number - 1])
+            renumbered[number] = first + kept.count
+        }
+        parameters.replaceSubrange(first..., with: kept)
+        var rewritten: [UInt8] = []
+        rewritten.reserveCapacity(bytes.count)
+        var copied = 0
+        for placeholder in placeholders {
+            guard let number = renumbered[placeholder.number], number != placeholder.number else { continue }
+            rewritten += bytes[copied..<placeholder.digits.lowerBound]
+            rewritten += Array(String(number).utf8)
+            copied = placeholder.digits.upperBound
+        }
+        rewritten += bytes[copied...]
+        return String(decoding: rewritten, as: UTF8.self)
+    }
+
+    private func comparisonCondition(_ c: ComparisonPredicate) throws -> String {
         if isConstant(c.lhs) && isConstant(c.rhs) {
             // Nothing from the row: the evaluator decides once (and reports its errors).
             let evaluator = PredicateEvaluator(now: now)
@@ -755,9 +817,23 @@ package final class SQLQueryCompiler {
             default: type = nil
             }
             // A division by zero is nil, as in the evaluator: NULLIF makes it NULL in every
-            // dialect (SQLite's is NULL already; PostgreSQL's would be an error).
-            if op == .divide { return .computed("(CAST(\(l) AS \(dialect.doubleType)) / NULLIF(\(r), 0))", .double) }
-            return .computed("(\(l) \(op.rawValue) \(r))", type)
+            // dialect (SQLite's is NULL already; PostgreSQL's would be an error). So is a NaN
+            // result (`age * 1e999` for an age of 0), which only floating-point operands give.
+            if op == .divide {
+                return .computed(dialect.notANumberAsNull("(CAST(\(l) AS \(dialect.doubleType)) / NULLIF(\(r), 0))"), .double)
+            }
+            func isFloatingPoint(_ value: Value, _ domain: Domain) -> Bool {
+                if case .constant(.double) = value { return true }
+                if case .attribute(let type) = domain { return type == .double || type == .float }
+                return false
+            }
+            let sql = "(\(l) \(op.rawValue) \(r))"
+            if type == nil, isFloatingPoint(lhs, lhsDomain) || isFloatingPoint(rhs, rhsDomain) {
+                return .computed(dialect.notANumberAsNull(sql), .double)
+            }
+            // A number, not a date: compared with a date it never holds, as in the evaluator
+            // (`age + 1 < now()`; only date arithmetic binds dates as seconds).
+            return .computed(sql, type ?? .integer64)
         }
     }
 

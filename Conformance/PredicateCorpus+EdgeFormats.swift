@@ -1,0 +1,46 @@
+import StoreCore
+
+extension PredicateCorpus {
+    /// Predicates on `User`'s attributes where SQL and memory once answered differently (each
+    /// found by differential fuzzing, `Fuzz/` `fuzz-predicate-diff`, and fixed), with neighbours
+    /// of each. They have no expected sets of their own: on every data set holding users, a
+    /// store must return exactly the users the evaluator (`PredicateEvaluator`) accepts on
+    /// their values as stored (``labelsAccepted(by:among:)``). `$nan` stands for `Double.nan`
+    /// (``edgePredicate(_:)`` substitutes it).
+    public static let edgeFormats: [String] = [
+        // Members of a literal collection that are key paths compare with nil as `==` does.
+        "age IN {10, age,30}", "age IN {age}", "age IN {age, nil}",
+        // A literal collection on the left compares each member (ANY without a modifier).
+        "{1 , age}= nil", "{1, age} != nil", "{1, age} == 1", "ANY {age, 2} == nil", "ALL {age, 2} > 1", "NONE {age, 2} == 2",
+        "{age} BETWEEN {1, 30}", "{1, age} IN {1, 2}", "{} == nil", "ALL {} == nil",
+        // A NaN constant orders before every number (SQL would order its stored form after).
+        "age/ 4 =<$nan", "age > $nan", "age >= $nan", "$nan < age", "$nan >= age", "age BETWEEN {$nan, 50}",
+        "age BETWEEN {1, $nan}", "age != $nan", "name > $nan",
+        // A division by zero is nil, and so is arithmetic that gives NaN.
+        "age / no=> 14", "age / 0 >= 14", "age / 0 < 14", "age / 0 == nil", "age / 0 != nil", "age/ 4 =<0/0", "0/0 == nil",
+        "age / (age - 10) > 0", "age / (age - 10) == nil", "age / 0.0 != 3", "NOT (age / NO > 1)",
+        "age * 1e999 < 5", "age * 1e999 == nil", "age - 1e999 < 0", "1e999 - 1e999 == nil", "age > 1e999 - 1e999",
+        "age * 1e999 - age * 1e999 == nil", "(age + 1e999) - 1e999 == nil", "age * 2.5 == 25",
+        // A number compared with a date never holds (the date is not its seconds).
+        "age + 1 < now()", "age + 1 > now()", "age + 1 != now()", "age * 1.5 < now()",
+        // A modifier over a single value: nil is a collection of none.
+        "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",
+        "ANY nil == age", "ALL nil == age", "NONE age / 0 == nil", "ANY age / 0 == nil",
+    ]
+
+    /// The predicate of one of ``edgeFormats``, `$nan` substituted.
+    public static func edgePredicate(_ format: String) throws -> FetchPredicate {
+        try FetchPredicate(format: format).withSubstitutionVariables(["nan": Double.nan])
+    }
+
+    /// The labels of `objects` (label → object: a store node's attributes, a managed object)
+    /// that the evaluator accepts for `predicate`: what a store must return for one of
+    /// ``edgeFormats``. Judge the objects as stored: a user inserted through a context has the
+    /// model's default age, 0, where its seed has none.
+    public static func labelsAccepted(by predicate: FetchPredicate, among objects: [String: any PredicateEvaluable]) throws -> Set<String> {
+        let evaluator = PredicateEvaluator(now: referenceDate)
+        var accepted: Set<String> = []
+        for (label, object) in objects where try evaluator.evaluate(predicate, with: object) { accepted.insert(label) }
+        return accepted
+    }
+}
