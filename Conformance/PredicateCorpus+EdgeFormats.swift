@@ -23,6 +23,9 @@ extension PredicateCorpus {
         "age * 1e999 - age * 1e999 == nil", "(age + 1e999) - 1e999 == nil", "age * 2.5 == 25",
         // A number compared with a date never holds (the date is not its seconds).
         "age + 1 < now()", "age + 1 > now()", "age + 1 != now()", "age * 1.5 < now()",
+        // Values of different kinds are never equal or ordered; nil equals nil.
+        "@count < name", "age < name", "age >= name", "age == name", "age != name", "name > age * 2", "admin < name",
+        "createdAt > age", "createdAt == age", "name != createdAt",
         // A modifier over a single value: nil is a collection of none.
         "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",
         "ANY nil == age", "ALL nil == age", "NONE age / 0 == nil", "ANY age / 0 == nil",

@@ -350,6 +350,35 @@ package final class SQLQueryCompiler {
         }
     }
 
+    /// The kinds of values the evaluator compares with each other: numbers (booleans among
+    /// them), strings, dates, data, UUIDs, URIs, object IDs. Nil for a domain not known here.
+    private enum ValueKind { case number, string, date, data, uuid, uri, objectID }
+
+    private static func kind(of domain: Domain) -> ValueKind? {
+        switch domain {
+        case .number: return .number
+        case .attribute(let type):
+            switch type {
+            case .integer16, .integer32, .integer64, .decimal, .double, .float, .boolean: return .number
+            case .string: return .string
+            case .date: return .date
+            case .binaryData, .transformable: return .data
+            case .uuid: return .uuid
+            case .uri: return .uri
+            case .objectID: return .objectID
+            }
+        case .object, .unknown: return nil
+        }
+    }
+
+    /// The SQL of a column or a computed value, as it is stored (no folding, no conversion).
+    private static func sql(of value: Value) -> String? {
+        switch value {
+        case .column(let sql, _), .computed(let sql, _): return sql
+        default: return nil
+        }
+    }
+
     private static func isString(_ domain: Domain) -> Bool {
         if case .attribute(.string) = domain { return true }
         return false
@@ -449,6 +478,20 @@ package final class SQLQueryCompiler {
                 if case .constant = rhs { return true }
                 return false
             }()
+            if !constantSide, let lhsKind = Self.kind(of: lhsDomain), let rhsKind = Self.kind(of: rhsDomain), lhsKind != rhsKind,
+                let lhsSQL = Self.sql(of: lhs), let rhsSQL = Self.sql(of: rhs)
+            {
+                // Values of different kinds (a number and a string, a date and a number) are
+                // never equal or ordered, as in memory, where SQL would order every number
+                // before every string (`@count < name`, found by differential fuzzing); only
+                // nil equals nil. (A constant of another kind is not bound at all, above.)
+                let bothNil = "(\(lhsSQL) IS NULL AND \(rhsSQL) IS NULL)"
+                switch op {
+                case .equalTo: return bothNil
+                case .notEqualTo: return "(NOT \(bothNil))"
+                default: return no
+                }
+            }
             switch op {
             case .equalTo: return constantSide ? "(\(l) = \(r))" : "(\(dialect.isNotDistinct(l, r)))"
             case .notEqualTo: return "(\(dialect.isDistinct(l, r)))"
