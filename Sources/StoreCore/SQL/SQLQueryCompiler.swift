@@ -371,6 +371,14 @@ package final class SQLQueryCompiler {
         }
     }
 
+    /// Whether `a` and `b` are both columns or computed values, of different kinds.
+    private func differInKind(_ a: Value, _ b: Value) -> Bool {
+        guard Self.sql(of: a) != nil, Self.sql(of: b) != nil, let aKind = Self.kind(of: domain(of: a)),
+            let bKind = Self.kind(of: domain(of: b))
+        else { return false }
+        return aKind != bKind
+    }
+
     /// The SQL of a column or a computed value, as it is stored (no folding, no conversion).
     private static func sql(of value: Value) -> String? {
         switch value {
@@ -478,9 +486,7 @@ package final class SQLQueryCompiler {
                 if case .constant = rhs { return true }
                 return false
             }()
-            if !constantSide, let lhsKind = Self.kind(of: lhsDomain), let rhsKind = Self.kind(of: rhsDomain), lhsKind != rhsKind,
-                let lhsSQL = Self.sql(of: lhs), let rhsSQL = Self.sql(of: rhs)
-            {
+            if !constantSide, differInKind(lhs, rhs), let lhsSQL = Self.sql(of: lhs), let rhsSQL = Self.sql(of: rhs) {
                 // Values of different kinds (a number and a string, a date and a number) are
                 // never equal or ordered, as in memory, where SQL would order every number
                 // before every string (`@count < name`, found by differential fuzzing); only
@@ -513,6 +519,7 @@ package final class SQLQueryCompiler {
             var parts: [String] = []
             for (bound, symbol) in zip(bounds, [">=", "<="]) {
                 if case .constant(.null) = bound { return no }
+                if differInKind(lhs, bound) { return no }  // never ordered, as above
                 guard let b = try operand(bound, for: lhsDomain, options: folding) else { return no }
                 parts.append("\(l) \(symbol) \(b)")
             }
@@ -532,6 +539,10 @@ package final class SQLQueryCompiler {
                 for item in items {
                     if case .constant(.null) = item {
                         matchesNil = true
+                        continue
+                    }
+                    if differInKind(lhs, item), let lhsSQL = Self.sql(of: lhs), let itemSQL = Self.sql(of: item) {
+                        nullSafe.append("(\(lhsSQL) IS NULL AND \(itemSQL) IS NULL)")  // only nil equals nil, as above
                         continue
                     }
                     guard let sql = try operand(item, for: lhsDomain, options: folding) else { continue }
