@@ -27,6 +27,8 @@ extension PredicateCorpus {
         "@count < name", "age < name", "age >= name", "age == name", "age != name", "name > age * 2", "admin < name",
         "createdAt > age", "createdAt == age", "name != createdAt", "age BETWEEN {name, 100}", "age BETWEEN {0, name}",
         "age IN {name, 10}", "name IN {age}", "NOT (age IN {createdAt})",
+        // A key path on a literal collection applies to each member.
+        "age IN {10, age}.title ", "{10, age}.title == nil", "ANY {10, age}.title == nil", "age IN {}.title",
         // A modifier over a single value: nil is a collection of none.
         "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",
         "ANY nil == age", "ALL nil == age", "NONE age / 0 == nil", "ANY age / 0 == nil",

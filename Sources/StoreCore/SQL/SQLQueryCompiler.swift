@@ -925,6 +925,13 @@ package final class SQLQueryCompiler {
                 let element = rest.isEmpty ? current : try follow(rest, from: current, collection: nil)
                 return try aggregate(op, element: element, collection: collection)
             case .key(let key):
+                if case .list(let items) = current {
+                    // A key path on a literal collection applies to each member, as in the
+                    // evaluator: `{10, age}.title` is two nils, so `age IN {10, age}.title`
+                    // holds for every object without an age (found by differential fuzzing).
+                    let rest = components[(index - 1)...]
+                    return .list(try items.map { try follow(rest, from: $0, collection: nil) })
+                }
                 if case .collection(let inner, let element) = current {
                     current = element
                     collection = inner
