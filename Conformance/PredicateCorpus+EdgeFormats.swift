@@ -29,6 +29,8 @@ extension PredicateCorpus {
         "age IN {name, 10}", "name IN {age}", "NOT (age IN {createdAt})",
         // A key path on a literal collection applies to each member.
         "age IN {10, age}.title ", "{10, age}.title == nil", "ANY {10, age}.title == nil", "age IN {}.title",
+        // -0.0 is 0.
+        "-----age --age =- .0", "age - age == -0.0", "age * 0 != -0.0", "age > -0.0", "age IN {-0.0, 10}", "age BETWEEN {-0.0, 15}",
         // A modifier over a single value: nil is a collection of none.
         "ANY admin != YES+2", "ANY age != 10", "ALL age != 10", "NONE age == 10", "NOT (ANY age < 100)",
         "ANY nil == age", "ALL nil == age", "NONE age / 0 == nil", "ANY age / 0 == nil",

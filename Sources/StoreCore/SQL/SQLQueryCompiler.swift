@@ -397,6 +397,10 @@ package final class SQLQueryCompiler {
     private func bind(_ constant: StoreValue, for domain: Domain, options: ComparisonPredicate.Options = []) -> String? {
         func number(_ value: StoreValue) -> StoreValue? {
             switch value {
+            // -0.0 compares as 0, as in memory; bound as it is, it would be its stored form (a
+            // BLOB of its bits, so stored values keep their sign), equal to no number (found by
+            // differential fuzzing: `-----age --age =- .0`).
+            case .double(let d) where d == 0: return .double(0)
             case .int, .double: return value
             case .bool(let b): return .int(b ? 1 : 0)
             case .decimal(let d):
