@@ -29,6 +29,9 @@ extension PredicateCorpus {
         "age IN {name, 10}", "name IN {age}", "NOT (age IN {createdAt})",
         // A key path on a literal collection applies to each member.
         "age IN {10, age}.title ", "{10, age}.title == nil", "ANY {10, age}.title == nil", "age IN {}.title",
+        // IN with nil on either side is an equality with nil.
+        "age IN 88799/0", "age IN nil", "name IN nil", "nil IN age", "nil IN name", "nil IN {1, age}", "nil IN {1, 2}",
+        "NOT (age IN nil)", "nil IN {}",
         // -0.0 is 0.
         "-----age --age =- .0", "age - age == -0.0", "age * 0 != -0.0", "age > -0.0", "age IN {-0.0, 10}", "age BETWEEN {-0.0, 15}",
         // A modifier over a single value: nil is a collection of none.

@@ -467,11 +467,17 @@ package final class SQLQueryCompiler {
         // Objects compare by key (and entity when it can vary).
         if case .object = lhs { return try compareObject(lhs, op, rhs) }
         if case .object = rhs, op != .in { return try compareObject(rhs, op, lhs) }
-        // nil constants.
-        if case .constant(.null) = rhs { return nullComparison(lhs, op) }
+        // nil constants. `IN` with nil on either side is an equality with nil, as in memory
+        // (`age IN 88799/0`, a division by zero, holds for every object without an age: found
+        // by differential fuzzing); `nil IN {…}` holds when a member is nil.
+        if case .constant(.null) = rhs { return nullComparison(lhs, op == .in ? .equalTo : op) }
         if case .constant(.null) = lhs {
             switch op {
             case .equalTo, .notEqualTo: return nullComparison(rhs, op)
+            case .in:
+                guard case .list(let items) = rhs else { return nullComparison(rhs, .equalTo) }
+                let tests = items.map { nullComparison($0, .equalTo) }
+                return tests.isEmpty ? no : "(" + tests.joined(separator: " OR ") + ")"
             default: return no
             }
         }
