@@ -277,10 +277,13 @@ package final class SQLQueryCompiler {
         // SQL compared nil with 3 and matched them), `ALL` and `NONE` hold for every such object.
         let value: String
         switch lhs {
-        case .column(let sql, _), .computed(let sql, _): value = sql
         case .object(let ref): value = ref.key
         case .constant(.null): return c.modifier == .any ? no : yes
-        default: return c.modifier == .any ? test : c.modifier == .all ? dialect.orFalse(test) : "(NOT \(dialect.orFalse(test)))"
+        default:
+            guard let sql = Self.sql(of: lhs) else {
+                return c.modifier == .any ? test : c.modifier == .all ? dialect.orFalse(test) : "(NOT \(dialect.orFalse(test)))"
+            }
+            value = sql
         }
         switch c.modifier {
         case .direct, .any: return "(\(value) IS NOT NULL AND \(dialect.orFalse(test)))"
@@ -303,13 +306,9 @@ package final class SQLQueryCompiler {
         }
         /// Whether `value` holds a number (what the evaluator orders after NaN).
         func present(_ value: Value) -> String {
-            guard case .attribute(let type) = domain(of: value),
-                [.integer16, .integer32, .integer64, .double, .float, .decimal, .boolean].contains(type)
-            else { return no }
-            switch value {
-            case .column(let sql, _), .computed(let sql, _): return "(\(sql) IS NOT NULL)"
-            default: return no
-            }
+            let domain = domain(of: value)
+            guard case .attribute = domain, Self.kind(of: domain) == .number, let sql = Self.sql(of: value) else { return no }
+            return "(\(sql) IS NOT NULL)"
         }
         switch op {
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
