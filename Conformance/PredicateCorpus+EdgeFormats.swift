@@ -27,6 +27,10 @@ extension PredicateCorpus {
         "@count < name", "age < name", "age >= name", "age == name", "age != name", "name > age * 2", "admin < name",
         "createdAt > age", "createdAt == age", "name != createdAt", "age BETWEEN {name, 100}", "age BETWEEN {0, name}",
         "age IN {name, 10}", "name IN {age}", "NOT (age IN {createdAt})",
+        // An object (a to-one) and a value of another kind: equal only when both are nil.
+        "---age=team", "age == team", "team == age", "team != -age", "NOT (team == age)", "team == name", "name != team",
+        "team IN {age}", "team IN {age, nil}", "age IN {team}", "NOT (age IN {team, 1})",
+        "age BETWEEN {team, 100}", "team == createdAt", "ANY team == age",
         // A key path on a literal collection applies to each member.
         "age IN {10, age}.title ", "{10, age}.title == nil", "ANY {10, age}.title == nil", "age IN {}.title",
         // IN with nil on either side is an equality with nil.

@@ -51,7 +51,8 @@ struct SQLitePredicateFuzzRegressionTests {
         let loaded = try SQLitePredicateTests.load(dataSet, model: model)
         var users: [String: any PredicateEvaluable] = [:]
         for node in loaded.nodes where node.entityName == "User" {
-            if let label = loaded.labels[node.objectID] { users[label] = node.attributes }
+            // Attributes and to-ones (`team == age`), as stored.
+            if let label = loaded.labels[node.objectID] { users[label] = node.attributes.merging(node.toOne.mapValues { .objectID($0) }) { a, _ in a } }
         }
         for format in PredicateCorpus.edgeFormats {
             let predicate = try PredicateCorpus.edgePredicate(format)

@@ -529,6 +529,7 @@ package final class SQLQueryCompiler {
             for (bound, symbol) in zip(bounds, [">=", "<="]) {
                 if case .constant(.null) = bound { return no }
                 if differInKind(lhs, bound) { return no }  // never ordered, as above
+                if case .object = bound { return no }  // objects are never ordered
                 guard let b = try operand(bound, for: lhsDomain, options: folding) else { return no }
                 parts.append("\(l) \(symbol) \(b)")
             }
@@ -548,6 +549,10 @@ package final class SQLQueryCompiler {
                 for item in items {
                     if case .constant(.null) = item {
                         matchesNil = true
+                        continue
+                    }
+                    if case .object = item {
+                        nullSafe.append(try compareObject(item, .equalTo, lhs))  // as `==` compares them
                         continue
                     }
                     if differInKind(lhs, item), let lhsSQL = Self.sql(of: lhs), let itemSQL = Self.sql(of: item) {
@@ -669,7 +674,15 @@ package final class SQLQueryCompiler {
                 var parts = [dialect.isNotDistinct(ref.key, otherRef.key)]
                 if let a = ref.entityNumber, let b = otherRef.entityNumber { parts.append(dialect.isNotDistinct(a, b)) }
                 equal = "(" + parts.joined(separator: " AND ") + ")"
-            default:
+            case .column(_, .objectID), .computed(_, .objectID?):
+                // An object ID attribute holds the ID's URI; a relationship, a primary key.
+                throw unsupported("a comparison of the relationship to \(ref.entity) with an object ID attribute")
+            case .column(let sql, _), .computed(let sql, _):
+                // An object and a value of another kind (`age == team`) are never equal; only
+                // nil equals nil, as in memory (found by differential fuzzing: `---age=team`
+                // matched no object without an age and a team).
+                equal = "(\(ref.key) IS NULL AND \(sql) IS NULL)"
+            case .list, .collection:
                 equal = no
             }
             return op == .equalTo ? equal : "(NOT \(dialect.orFalse(equal)))"
@@ -679,8 +692,13 @@ package final class SQLQueryCompiler {
             // test per entity (an OR per ID would exceed SQLite's expression depth at 1,000).
             var keysByEntity: [(number: Int?, keys: [Int64])] = []
             var matchesNil = false
+            var memberTests: [String] = []
             for item in items {
-                guard case .constant(let constant) = item else { continue }
+                guard case .constant(let constant) = item else {
+                    // A key path among the members (`team IN {age}`) compares as `==` does.
+                    memberTests.append(try compareObject(objectValue, .equalTo, item))
+                    continue
+                }
                 if constant.isNull {
                     matchesNil = true
                     continue
@@ -704,6 +722,7 @@ package final class SQLQueryCompiler {
                 }
             }
             if matchesNil { tests.append("\(ref.key) IS NULL") }
+            tests += memberTests
             return tests.isEmpty ? no : "(" + tests.joined(separator: " OR ") + ")"
         default:
             return no
