@@ -31,6 +31,8 @@ extension PredicateCorpus {
         "---age=team", "age == team", "team == age", "team != -age", "NOT (team == age)", "team == name", "name != team",
         "team IN {age}", "team IN {age, nil}", "age IN {team}", "NOT (age IN {team, 1})",
         "age BETWEEN {team, 100}", "team == createdAt", "ANY team == age",
+        // Objects of different entities are never equal.
+        "team == SELF", "SELF == team", "team != SELF", "SELF IN {team}", "team IN {SELF, nil}", "NOT (SELF == team)",
         // A key path on a literal collection applies to each member.
         "age IN {10, age}.title ", "{10, age}.title == nil", "ANY {10, age}.title == nil", "age IN {}.title",
         // IN with nil on either side is an equality with nil.

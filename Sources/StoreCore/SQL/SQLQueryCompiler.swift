@@ -670,6 +670,10 @@ package final class SQLQueryCompiler {
                 return op == .equalTo ? "(\(ref.key) IS NULL)" : "(\(ref.key) IS NOT NULL)"
             case .constant(let constant):
                 equal = objectEquals(ref, constant)
+            case .object(let otherRef) where model.rootEntityName(of: ref.entity) != model.rootEntityName(of: otherRef.entity):
+                // Objects of different entity trees (`team == SELF`) are never equal, though their
+                // keys may be: only nil equals nil (found by reading the previous finding's code).
+                equal = "(\(ref.key) IS NULL AND \(otherRef.key) IS NULL)"
             case .object(let otherRef):
                 var parts = [dialect.isNotDistinct(ref.key, otherRef.key)]
                 if let a = ref.entityNumber, let b = otherRef.entityNumber { parts.append(dialect.isNotDistinct(a, b)) }
