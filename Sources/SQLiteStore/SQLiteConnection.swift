@@ -224,6 +224,33 @@ final class SQLiteConnection {
         return statement.isNull(at: 0) ? nil : statement.text(at: 0)
     }
 
+    /// Copies this connection's main database into `destination`'s with SQLite's online
+    /// backup, in one step: the copy is one committed state of this database.
+    func backup(into destination: SQLiteConnection) throws {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.error(sqlite3_errcode(destination.handle), "starting a backup of \(url?.path ?? "(memory)")")
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE else {
+            throw destination.error(stepped, "copying \(url?.path ?? "(memory)") with the online backup")
+        }
+        try destination.check(finished, "finishing the backup of \(url?.path ?? "(memory)")")
+    }
+
+    /// Reads the database header and schema (`PRAGMA schema_version`): `SQLITE_OK`, or the
+    /// primary result code that failed (`SQLITE_NOTADB` for a file that is not a database).
+    func readHeader() -> Int32 {
+        var statement: OpaquePointer?
+        var rc = sqlite3_prepare_v3(handle, "PRAGMA schema_version", -1, 0, &statement, nil)
+        if rc == SQLITE_OK {
+            rc = sqlite3_step(statement)
+            if rc == SQLITE_ROW || rc == SQLITE_DONE { rc = SQLITE_OK }
+        }
+        sqlite3_finalize(statement)
+        return rc & 0xFF
+    }
+
     /// The names of the tables in the main database.
     func tableNames() throws -> Set<String> {
         let statement = try cached("SELECT name FROM sqlite_master WHERE type = 'table'")

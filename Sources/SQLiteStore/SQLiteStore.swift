@@ -127,41 +127,53 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         metadataChanged = false
     }
 
-    /// Opens a connection (with the busy timeout, nothing written). Existing files must start
-    /// with SQLite's header (134010 otherwise, without touching the file).
+    /// Opens a connection (with the busy timeout, nothing written). Existing files must be
+    /// SQLite databases (134010 otherwise, without touching the file).
+    ///
+    /// The file is never opened here except through SQLite: on POSIX systems `close()` of *any*
+    /// descriptor of a file drops *all* of the process's advisory locks on it, so reading the
+    /// header with a descriptor of our own while another connection of this process (the
+    /// writer, when the read pool opens a reader) holds its lock let another process take the
+    /// exclusive lock, checkpoint and delete the `-wal` under our writer: acknowledged saves
+    /// vanished (docs/reliability.md). SQLite keeps such descriptors open until its last lock
+    /// on the file is released; only `stat` is used beside it.
     static func open(url: URL?, options: StoreOptions, readOnly: Bool, mustExist: Bool) throws -> SQLiteConnection {
         let limits = try StoreLimits(options: options)
+        var size = 0
         if let url {
             // Symbolic links are followed; a folder, FIFO, device or link loop is a clear error.
-            let size = try StoreFile.regularFileSize(at: url, storeType: storeType) ?? 0
+            size = try StoreFile.regularFileSize(at: url, storeType: storeType) ?? 0
             try limits.checkFileSize(size, of: url)
             if size == 0 {
                 if mustExist || readOnly {
                     throw StoreError(
                         .persistentStoreOperation, "There is no SQLite store at \(url.path)", fileURL: url)
                 }
-            } else {
-                try checkHeader(of: url, size: size)
+            } else if size < 100 {
+                // Shorter than SQLite's header: not a database, and SQLite is not asked.
+                throw notADatabase(url)
             }
         }
         let connection = try SQLiteConnection(url: url, readOnly: readOnly && url != nil, create: !mustExist)
         connection.setBusyTimeout(milliseconds: try busyTimeout(options: options))
         connection.setMaximumValueLength(limits.maximumValueLength)
+        if let url, size > 0 { try checkHeader(through: connection, of: url) }
         return connection
     }
 
-    /// Throws 134010 unless the file starts with SQLite's 16-byte header.
-    static func checkHeader(of url: URL, size: Int) throws {
-        let mismatch = StoreError(
-            .persistentStoreTypeMismatch, "The file at \(url.path) is not an SQLite store (no SQLite header)",
-            fileURL: url)
-        guard size >= 100 else { throw mismatch }
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw StoreError(.persistentStoreOpen, "Cannot read the file at \(url.path)", fileURL: url)
-        }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        guard header == Data("SQLite format 3\0".utf8) else { throw mismatch }
+    /// Throws 134010 unless SQLite reads the file as a database (its 16-byte header and page 1),
+    /// reading it through `connection`: never through a descriptor of our own (see
+    /// ``open(url:options:readOnly:mustExist:)``). Reading writes nothing.
+    static func checkHeader(through connection: SQLiteConnection, of url: URL) throws {
+        let result = connection.readHeader()
+        if result == SQLITE_NOTADB { throw notADatabase(url) }
+        try connection.check(result, "reading the database header")
+    }
+
+    /// 134010 for a file that is not an SQLite database.
+    static func notADatabase(_ url: URL) -> StoreError {
+        StoreError(
+            .persistentStoreTypeMismatch, "The file at \(url.path) is not an SQLite store (no SQLite header)", fileURL: url)
     }
 
     /// The busy timeout in milliseconds (``SQLiteOptionKey/timeout``, default 10 s).

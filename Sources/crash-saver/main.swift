@@ -10,6 +10,7 @@
 // a to-many relationship and a metadata key, so a file that mixed two generations is caught.
 //
 // The store types are the built-in ones (`PersistentStores.registerBuiltInStoreTypes`).
+// CounterSaves.swift holds the multi-process counter test's modes and `peek`.
 
 import Foundation
 import PersistentStores
@@ -252,6 +253,18 @@ func verifyVersionB(_ coordinator: PersistentStoreCoordinator, _ store: StoreHan
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 3, ["count-create", "count"].contains(arguments[1]) {
+    runCounter(arguments)
+}
+if arguments.count == 5, arguments[1] == "peek" {
+    do {
+        runPeeker(
+            type: arguments[2], url: URL(fileURLWithPath: arguments[3]),
+            model: arguments[4] == "counter" ? try counterModel() : model)
+    } catch {
+        fail("error: \(error)", status: 3)
+    }
+}
 if arguments.count == 4, ["migrate", "verify-migrated"].contains(arguments[1]) {
     runMigrations(arguments[1], type: arguments[2], url: URL(fileURLWithPath: arguments[3]))
 }

@@ -41,10 +41,16 @@ public enum CrashTestHarness {
     }
 
     /// Runs the test on a store of `storeType` named `fileName` in `directory` with `kills`
-    /// kills, using the `crash-saver` at `saver`.
-    public static func run(storeType: String, fileName: String, kills: Int, in directory: URL, saver: URL) throws -> Report {
+    /// kills, using the `crash-saver` at `saver`. With `peeking`, another process opens and
+    /// closes the store over and over the whole time (as the `sqlite3` shell or a backup script
+    /// would), and the kills are made only once it has opened the store at least once.
+    public static func run(
+        storeType: String, fileName: String, kills: Int, in directory: URL, saver: URL, peeking: Bool = false
+    ) throws -> Report {
         let url = directory.appendingPathComponent(fileName)
         var report = Report()
+        var peeker: ChildProcess?
+        defer { peeker?.kill() }
         var lowest: Int64 = 0
         var highest: Int64 = 0
         var generator = SystemRandomNumberGenerator()
@@ -58,6 +64,17 @@ public enum CrashTestHarness {
                 return report
             }
             var saved = generation
+            if peeking, peeker == nil {
+                // Started once the first saver created the store, so it has something to open.
+                let started = try ChildProcess(saver, ["peek", storeType, url.path, "crash"])
+                guard started.nextLine() == "peeked" else {
+                    report.problems.append("the peeking process never opened the store")
+                    child.process.terminate()
+                    child.process.waitUntilExit()
+                    return report
+                }
+                peeker = started
+            }
             // A random moment: after 0–2 acknowledged saves, plus up to 4 ms into the next one.
             for _ in 0..<Int.random(in: 0...2, using: &generator) {
                 guard let line = child.lines.next(), line.hasPrefix("saved ") else { break }
@@ -89,6 +106,43 @@ public enum CrashTestHarness {
         report.lastGeneration = lowest
         report.files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         return report
+    }
+}
+
+/// A child process of the tests whose standard output is read line by line; killed with
+/// SIGKILL by ``kill()`` (never left running: the tests kill every one they start).
+public final class ChildProcess {
+    /// The running process.
+    public let process: Process
+    private let lines: LineReader
+
+    /// Starts `executable` with `arguments`; its standard error is discarded.
+    public init(_ executable: URL, _ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        lines = LineReader(output.fileHandleForReading)
+    }
+
+    /// The next line of its standard output; nil once it ended.
+    public func nextLine() -> String? { lines.next() }
+
+    /// Waits until it ends by itself (its output read to the end) and returns its exit status.
+    public func waitForExit() -> Int32 {
+        while lines.next() != nil {}
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Kills it with SIGKILL (no clean exit: nothing it would do on the way out happens) and
+    /// waits for it to end.
+    public func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }
 

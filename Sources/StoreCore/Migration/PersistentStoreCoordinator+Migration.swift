@@ -221,7 +221,9 @@ extension PersistentStoreCoordinator {
     /// The source's files are first copied beside the destination under temporary names, then
     /// renamed over the destination's (the main file last), so the destination is either the old
     /// store or the new one, never a half-copied file. Destination files the source lacks (an old
-    /// `-wal`) are removed before the main file is renamed.
+    /// `-wal`) are removed before the main file is renamed. A store type that is an
+    /// ``EngineCopiedStore`` (SQLite) makes the copy itself, through its engine, so the source
+    /// may be open (in this process or another) while it is copied.
     ///
     /// - Throws: 134070 when a store at `destinationURL` is added to this coordinator, or when
     ///   there is no store at `sourceURL`; 134010 when either file is not a store of `type`.
@@ -249,13 +251,23 @@ extension PersistentStoreCoordinator {
         let token = UUID().uuidString
         var staged: [(URL, URL)] = []  // (temporary, final)
         do {
-            for (from, to) in zip(sources, destinations) where manager.fileExists(atPath: from.path) {
-                let temporary = folder.appendingPathComponent(".\(to.lastPathComponent).\(token).tmp")
-                try manager.copyItem(at: from, to: temporary)
-                staged.append((temporary, to))
+            if let engine = storeClass as? any EngineCopiedStore.Type {
+                // Copied through the engine: a consistent state, and no descriptor of ours on
+                // files another connection of this process may hold locks on.
+                let temporary = folder.appendingPathComponent(".\(destinationURL.lastPathComponent).\(token).tmp")
+                staged.append((temporary, destinationURL))
+                try engine.copyStore(at: sourceURL, to: temporary, options: options)
+            } else {
+                for (from, to) in zip(sources, destinations) where manager.fileExists(atPath: from.path) {
+                    let temporary = folder.appendingPathComponent(".\(to.lastPathComponent).\(token).tmp")
+                    try manager.copyItem(at: from, to: temporary)
+                    staged.append((temporary, to))
+                }
             }
         } catch {
-            for (temporary, _) in staged { try? manager.removeItem(at: temporary) }
+            for (temporary, _) in staged {
+                for file in Self.fileURLs(of: storeClass, at: temporary) { try? manager.removeItem(at: file) }
+            }
             throw StoreError(
                 .persistentStoreOperation, "Cannot copy the \(type) store at \(sourceURL.path) beside \(destinationURL.path): \(error)",
                 fileURL: destinationURL)
