@@ -4,6 +4,10 @@ import PersistentStores
 /// Tells a store file's type from its contents: SQLite's and the binary store's magic bytes,
 /// XML's first tag, else the first registered type whose metadata reader accepts the file
 /// (PipeCSV last, since nearly any line with a `|` looks like one).
+///
+/// It reads files with descriptors of its own, so it runs before `storectl` opens any store: on
+/// POSIX systems closing a descriptor of a file drops every lock this process holds on it, which
+/// beside an open SQLite connection lets another process delete the write-ahead log under it.
 enum StoreSniffer {
     static func storeType(at url: URL) throws -> String {
         let head = try requireReadableFile(url)
