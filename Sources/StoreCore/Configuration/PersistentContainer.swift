@@ -138,9 +138,13 @@ public final class PersistentContainer {
             return nil
         } catch {
             // Nothing half-added: the coordinator did not keep the store; remove what this
-            // attempt created on disk (never a file that was there before).
-            for file in siblings where !existedBefore.contains(file) {
-                try? fileManager.removeItem(at: file)
+            // attempt created on disk (never a file that was there before). Only when the
+            // attempt created the store file itself: beside an existing store, a `-wal` or
+            // `-shm` that appeared meanwhile may be another process's, open and in use.
+            if let main = siblings.first, !existedBefore.contains(main) {
+                for file in siblings where !existedBefore.contains(file) {
+                    try? fileManager.removeItem(at: file)
+                }
             }
             var storeError = Self.storeError(error)
             if !storeError.message.contains(description.description) {
