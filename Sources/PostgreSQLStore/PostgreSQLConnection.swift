@@ -22,14 +22,14 @@ final class PostgreSQLConnection {
             throw StoreError(.persistentStoreOpen, "Cannot connect to PostgreSQL at \(endpoint.redactedDescription): out of memory")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = Self.message(PQerrorMessage(handle))
+            let message = endpoint.redact(Self.message(PQerrorMessage(handle)))
             PQfinish(handle)
             throw StoreError(.persistentStoreOpen, "Cannot connect to PostgreSQL at \(endpoint.redactedDescription): \(message)")
         }
         // Text comes and goes as UTF-8 whatever the environment (PGCLIENTENCODING) or the URI
         // asks for: every string is read and written as UTF-8.
         guard PQsetClientEncoding(handle, "UTF8") == 0 else {
-            let message = Self.message(PQerrorMessage(handle))
+            let message = endpoint.redact(Self.message(PQerrorMessage(handle)))
             PQfinish(handle)
             throw StoreError(.persistentStoreOpen, "Cannot use UTF-8 with PostgreSQL at \(endpoint.redactedDescription): \(message)")
         }
@@ -42,8 +42,8 @@ final class PostgreSQLConnection {
 
     deinit { PQfinish(handle) }
 
-    /// libpq's message, trimmed; the message never holds the connection's password (libpq does
-    /// not repeat it), but the URI is never passed through here either.
+    /// libpq's message, trimmed; callers pass it through the endpoint's `redact(_:)` (libpq
+    /// repeats values it refuses, a password among them).
     private static func message(_ pointer: UnsafePointer<CChar>?) -> String {
         guard let pointer else { return "unknown error" }
         return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -114,12 +114,12 @@ final class PostgreSQLConnection {
         guard let result else {
             throw StoreError(
                 .persistentStoreOperation,
-                "PostgreSQL at \(endpoint.redactedDescription) failed while \(context()): \(Self.message(PQerrorMessage(handle)))")
+                "PostgreSQL at \(endpoint.redactedDescription) failed while \(context()): \(endpoint.redact(Self.message(PQerrorMessage(handle))))")
         }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
-            let message = Self.message(PQresultErrorMessage(result))
+            let message = endpoint.redact(Self.message(PQresultErrorMessage(result)))
             PQclear(result)
             throw Self.error(state: state, message: message, context: context(), endpoint: endpoint)
         }

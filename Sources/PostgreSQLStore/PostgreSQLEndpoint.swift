@@ -8,7 +8,12 @@ import StoreCore
 /// ```text
 /// postgresql://app@db.example.com:5432/inventory?sslmode=require&schema=tenant_7
 /// postgresql:///inventory?host=/var/run/postgresql&schema=app
+/// postgresql://app@db1:5432,db2:5432/inventory?target_session_attrs=read-write
 /// ```
+///
+/// The URI is read by `ConnectionURI` (the scheme in any case, several hosts, a password
+/// holding `@`, `/` or `#`) and given to libpq as keyword/value pairs, so libpq never quotes the
+/// URI in an error; whatever libpq says passes through ``redact(_:)``.
 ///
 /// `schema` (this framework's own query parameter, not libpq's) names the PostgreSQL schema the
 /// store's tables live in, so several stores share one database; it defaults to `public`. The
@@ -18,36 +23,60 @@ import StoreCore
 /// `connect_timeout`, `application_name`, …. The password never leaves this value: errors, log
 /// lines and the store's metadata use ``redactedDescription``.
 struct PostgreSQLEndpoint: Sendable {
-    /// The connection string libpq is given (the URI without this framework's parameters).
+    /// The connection string libpq is given: keyword/value pairs (`host='…' port='…' …`), so
+    /// libpq never parses, nor quotes in an error, the URI itself.
     let connectionString: String
     /// The URI with any password replaced by `***`: what errors and logs show.
     let redactedDescription: String
     /// The PostgreSQL schema of the store's tables.
     let schema: String
+    /// The passwords of the URI and the options, as given and as written: taken out of every
+    /// message libpq returns (see ``redact(_:)``).
+    let secrets: [String]
 
     /// The parameters this framework reads itself; libpq would refuse them.
     static let ownParameters: Set<String> = ["schema"]
+    /// The schemes of PostgreSQL connection URIs (compared lower-cased).
+    static let schemes: Set<String> = ["postgresql", "postgres"]
 
     /// Reads `url`; 134000-family errors name what is wrong without the password.
     init(url: URL, options: StoreOptions = [:]) throws {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), scheme == "postgresql" || scheme == "postgres"
-        else {
+        try self.init(text: url.absoluteString, options: options)
+    }
+
+    /// Reads the connection URI `text` (see ``init(url:options:)``).
+    init(text: String, options: StoreOptions = [:]) throws {
+        guard ConnectionURI.hasScheme(text, in: Self.schemes) else {
             throw StoreError(
                 .persistentStoreOpen,
-                "A PostgreSQL store's URL is a postgresql:// connection URI, not \(Self.redact(url.absoluteString))")
+                "A PostgreSQL store's URL is a postgresql:// connection URI, not \(ConnectionURI.redacted(text))")
         }
+        let uri = try ConnectionURI(text)
+        // libpq's keywords in order; a later value replaces an earlier one (the query's replace
+        // the URI's parts, the options replace both).
+        var keywords: [(String, String)] = []
+        func set(_ keyword: String, _ value: String) {
+            keywords.removeAll { $0.0 == keyword }
+            keywords.append((keyword, value))
+        }
+        if !uri.hosts.isEmpty, uri.hosts.contains(where: { !$0.isEmpty }) { set("host", uri.hosts.joined(separator: ",")) }
+        if uri.ports.contains(where: { !$0.isEmpty }) { set("port", uri.ports.joined(separator: ",")) }
+        if let user = uri.user { set("user", user) }
+        if let password = uri.password { set("password", password) }
+        if let database = uri.database { set("dbname", database) }
         var schema = "public"
-        var kept: [URLQueryItem] = []
-        for item in components.queryItems ?? [] {
-            if item.name == "schema" {
-                schema = item.value ?? ""
+        for (name, value) in uri.parameters {
+            if name == "schema" {
+                schema = value
+            } else if name == "ssl" && value == "true" {
+                set("sslmode", "require")  // libpq reads `ssl=true` in a URI so
             } else {
-                kept.append(item)
+                set(name, value)
             }
         }
         if case .string(let name)? = options[PostgreSQLOptionKey.schema] { schema = name }
-        // Connection options become URI parameters (libpq lets them override the URI's parts).
+        var secrets = uri.secrets
+        // Connection options override the URI's parts.
         for (option, parameter) in PostgreSQLOptionKey.connectionParameters {
             let text: String
             switch options[option] {
@@ -57,64 +86,44 @@ struct PostgreSQLEndpoint: Sendable {
             default:
                 throw StoreError(.persistentStoreOpen, "The \(option) option of a PostgreSQL store must be a string")
             }
-            kept.removeAll { $0.name == parameter }
-            kept.append(URLQueryItem(name: parameter, value: text))
+            if parameter == "password" { secrets.append(text) }
+            set(parameter, text)
         }
+        self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
+        self.redactedDescription = ConnectionURI.redacting(uri.redactedDescription, secrets: self.secrets)
         guard Self.isValidSchemaName(schema) else {
             throw StoreError(
                 .persistentStoreOpen,
-                "The PostgreSQL schema name \"\(schema)\" in \(Self.redact(url.absoluteString)) is not valid: 1 to 63 letters, digits and underscores, not starting with a digit or pg_")
+                "The PostgreSQL schema name \"\(ConnectionURI.redacting(schema, secrets: self.secrets))\" in \(redactedDescription) is not valid: 1 to 63 letters, digits and underscores, not starting with a digit, not pg_… nor information_schema")
         }
-        // Every value percent-encoded but for unreserved characters: `&`, `=` and `+` in a
-        // password must not split or change it.
-        var unreserved = CharacterSet.alphanumerics
-        unreserved.insert(charactersIn: "-._~/")
-        components.percentEncodedQueryItems =
-            kept.isEmpty
-            ? nil
-            : kept.map {
-                URLQueryItem(
-                    name: $0.name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? $0.name,
-                    value: $0.value.flatMap { $0.addingPercentEncoding(withAllowedCharacters: unreserved) })
-            }
-        let connection = components.string ?? url.absoluteString
-        self.connectionString = connection
-        self.redactedDescription = Self.redact(url.absoluteString)
         self.schema = schema
+        self.connectionString = keywords.map { "\($0.0)='\(Self.quoted($0.1))'" }.joined(separator: " ")
     }
+
+    /// `value` for a keyword/value connection string: `\\` and `'` escaped by a backslash.
+    private static func quoted(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+    }
+
+    /// `message` (from libpq, or holding the URI) with every password taken out.
+    func redact(_ message: String) -> String { ConnectionURI.redacting(message, secrets: secrets) }
 
     /// `url` with its `schema` parameter set to `schema`.
     static func url(_ url: URL, schema: String) throws -> URL {
-        guard isValidSchemaName(schema), var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw StoreError(.persistentStoreOpen, "Cannot name the schema \(schema) in \(redact(url.absoluteString))")
+        let uri = try ConnectionURI(url.absoluteString)
+        guard isValidSchemaName(schema) else {
+            throw StoreError(.persistentStoreOpen, "Cannot name the schema \(schema) in \(uri.redactedDescription)")
         }
-        var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != "schema" }
-        items.append(URLQueryItem(name: "schema", value: schema))
-        components.percentEncodedQueryItems = items
-        guard let result = components.url else {
-            throw StoreError(.persistentStoreOpen, "Cannot name the schema \(schema) in \(redact(url.absoluteString))")
-        }
-        return result
+        return uri.settingParameter("schema", to: schema).url
     }
 
-    /// Whether `name` is a schema name this store accepts (it is also always quoted in SQL).
+    /// Whether `name` is a schema name this store accepts (it is also always quoted in SQL):
+    /// never a system schema (`pg_…`, `information_schema`, in any case).
     static func isValidSchemaName(_ name: String) -> Bool {
-        guard (1...63).contains(name.utf8.count), !name.lowercased().hasPrefix("pg_"),
+        let lowered = name.lowercased()
+        guard (1...63).contains(name.utf8.count), !lowered.hasPrefix("pg_"), lowered != "information_schema",
             let first = name.unicodeScalars.first, !("0"..."9").contains(first)
         else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
-    }
-
-    /// `uri` with the password of its user part and any `password=` parameter replaced by `***`.
-    static func redact(_ uri: String) -> String {
-        guard var components = URLComponents(string: uri) else {
-            // Not a URI we can take apart: show only its scheme, so nothing secret leaks.
-            return (uri.split(separator: ":", maxSplits: 1).first.map(String.init) ?? "") + "://…"
-        }
-        if components.password != nil { components.password = "***" }
-        if let items = components.queryItems {
-            components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
-        }
-        return components.string ?? "postgresql://…"
     }
 }

@@ -75,7 +75,9 @@ enum PostgreSQLSchema {
             }
             statements.append("CREATE TABLE \(SQLSchema.sql(table.name)) (\(parts.joined(separator: ", ")))")
         }
-        statements += schema.indexes.map(SQLSchema.createStatement(for:))
+        statements += schema.indexes.map { index in
+            "CREATE INDEX \(PostgreSQLConnection.quote(identifier(index.name))) ON \(SQLSchema.sql(index.table)) (\(index.columns.map(SQLSchema.sql).joined(separator: ", ")))"
+        }
         statements += modelIndexStatements(for: schema, model: model)
         return statements
     }
@@ -100,19 +102,85 @@ enum PostgreSQLSchema {
                     return SQLSchema.sql(column) + (element.isAscending ? "" : " DESC")
                 }
                 guard !columns.isEmpty else { continue }
-                let indexName = PostgreSQLConnection.quote("\(mapping.table)_\(index.name)_FETCH".prefix(63).description)
+                let indexName = PostgreSQLConnection.quote(identifier("\(mapping.table)_\(index.name)_FETCH"))
                 statements.append("CREATE INDEX \(indexName) ON \(table) (\(columns.joined(separator: ", ")))")
             }
             for (position, constraint) in entity.uniquenessConstraints.enumerated() {
                 let columns = constraint.compactMap(column)
                 guard columns.count == constraint.count, !columns.isEmpty else { continue }
                 let numbers = mapping.numbersWithDescendants.map(String.init).joined(separator: ", ")
-                let indexName = PostgreSQLConnection.quote("\(mapping.table)_\(mapping.number)_UNIQUE_\(position)".prefix(63).description)
+                let indexName = PostgreSQLConnection.quote(identifier("\(mapping.table)_\(mapping.number)_UNIQUE_\(position)"))
                 statements.append(
                     "CREATE UNIQUE INDEX \(indexName) ON \(table) (\(columns.map(SQLSchema.sql).joined(separator: ", "))) WHERE Z_ENT IN (\(numbers))")
             }
         }
         return statements
+    }
+
+    /// The longest identifier PostgreSQL keeps, in bytes (`NAMEDATALEN` − 1); it cuts longer
+    /// ones short.
+    static let maximumIdentifierLength = 63
+
+    /// `name` when it fits in ``maximumIdentifierLength`` bytes; otherwise its first characters
+    /// and 16 hexadecimal digits of its 64-bit FNV-1a hash, 63 bytes at most, so two long names
+    /// that share a beginning stay two names. For the names of indexes, which nothing reads back.
+    static func identifier(_ name: String) -> String {
+        guard name.utf8.count > maximumIdentifierLength else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        let digest = String(repeating: "0", count: 16 - hex.count) + hex
+        var head = ""
+        for character in name {
+            guard head.utf8.count + String(character).utf8.count <= maximumIdentifierLength - 17 else { break }
+            head.append(character)
+        }
+        return head + "_" + digest
+    }
+
+    /// Refuses a model whose tables or columns would have names longer than PostgreSQL keeps
+    /// (63 bytes): PostgreSQL would cut them short, so the store would be created and then never
+    /// open again (or two names sharing their first 63 bytes would collide).
+    ///
+    /// - Throws: 134080 naming the entity and the property (or the entity alone for its table)
+    ///   and the length.
+    static func checkIdentifierLengths(of schema: SQLSchema, place: String) throws {
+        func check(_ identifier: String, entity: String, property: String?) throws {
+            let length = identifier.utf8.count
+            guard length > maximumIdentifierLength else { return }
+            let what = property.map { "property \($0) of entity \(entity)" } ?? "entity \(entity)"
+            throw StoreError(
+                .persistentStoreOpen,
+                "The \(what) is too long a name for PostgreSQL: its table or column name \(identifier.prefix(24))… would be \(length) bytes, and PostgreSQL keeps \(maximumIdentifierLength) at most; shorten the name (\(place))",
+                entityName: entity, propertyName: property)
+        }
+        for name in schema.entities.keys.sorted() {
+            guard let mapping = schema.entities[name] else { continue }
+            try check(mapping.table, entity: name, property: nil)
+            for attribute in mapping.attributes { try check(attribute.column, entity: name, property: attribute.name) }
+            for relationship in mapping.relationships.keys.sorted() {
+                switch mapping.relationships[relationship] {
+                case .toOne(let column, let entityColumn)?:
+                    for identifier in [column] + [entityColumn].compactMap({ $0 }) {
+                        try check(identifier, entity: name, property: relationship)
+                    }
+                case .manyToMany(let table, let source, let destination, let order)?:
+                    for identifier in [table, source, destination] + [order].compactMap({ $0 }) {
+                        try check(identifier, entity: name, property: relationship)
+                    }
+                case .toManyWithoutInverse(let table, let column, let order)?:
+                    for identifier in [table, column] + [order].compactMap({ $0 }) {
+                        try check(identifier, entity: name, property: relationship)
+                    }
+                case .toManyThroughInverse, nil: break  // the inverse's column, checked with it
+                }
+            }
+        }
+        // Anything else the layout names (none today), named by its table.
+        for table in schema.tables {
+            try check(table.name, entity: table.name, property: nil)
+            for column in table.columns { try check(column.name, entity: table.name, property: column.name) }
+        }
     }
 
     /// The `ps_…` functions of the shared compiler (see `SQLQueryCompiler`), created in the

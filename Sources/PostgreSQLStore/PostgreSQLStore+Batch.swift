@@ -110,7 +110,7 @@ extension PostgreSQLStore {
                 "UPDATE Z_PRIMARYKEY SET Z_MAX = GREATEST(COALESCE(Z_MAX, 0), $1) + $2 WHERE Z_ENT = $3 RETURNING Z_MAX",
                 [.text(String(used)), .text(String(count)), .text(String(counter))], "reserving primary keys")
             guard let last = reserved.int64(0, 0) else {
-                throw StoreError(.persistentStoreOperation, "\(place) has no key counter for entity number \(counter)")
+                throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) has no key counter for entity number \(counter)")
             }
             let first = last - count + 1
             for (offset, row) in rows.enumerated() {

@@ -248,7 +248,7 @@ extension PostgreSQLStore {
                 "UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + $1 WHERE Z_ENT = $2 RETURNING Z_MAX",
                 [.text(String(count)), .text(String(number))], "reserving primary keys")
             guard let last = rows.int64(0, 0) else {
-                throw StoreError(.persistentStoreOperation, "\(place) has no key counter for entity number \(number)")
+                throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) has no key counter for entity number \(number)")
             }
             next[number] = last - Int64(count) + 1
         }

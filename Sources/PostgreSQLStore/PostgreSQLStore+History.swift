@@ -41,7 +41,7 @@ extension PostgreSQLStore: PersistentHistoryStore {
                 request.contextName.map { .text(PostgreSQLValueCoder.storable($0)) } ?? .null,
             ], "recording the history of a save")
         guard let number = inserted.int64(0, 0) else {
-            throw StoreError(.persistentStoreSave, "\(place) did not number a history transaction")
+            throw StoreError(.persistentStoreSave, "\(capitalizedPlace) did not number a history transaction")
         }
         func record(_ id: ObjectID, _ kind: HistoryChange.Kind, _ columns: Set<String>?) throws {
             guard let entity = schema.entityNumbers[id.entityName] else { return }

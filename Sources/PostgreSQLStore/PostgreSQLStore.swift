@@ -95,6 +95,8 @@ public final class PostgreSQLStore: IncrementalStore {
 
     /// Where the store is, without a password.
     var place: String { "the PostgreSQL store at \(endpoint.redactedDescription)" }
+    /// ``place`` starting a sentence.
+    var capitalizedPlace: String { "The PostgreSQL store at \(endpoint.redactedDescription)" }
 
     // MARK: Opening
 
@@ -104,15 +106,15 @@ public final class PostgreSQLStore: IncrementalStore {
     public func loadMetadata() throws {
         let opened = try PostgreSQLConnection(endpoint: endpoint)
         let schema = try SQLSchema(model: model, configurationName: configurationName)
+        // Before anything is created: names PostgreSQL would cut short strand the store.
+        try PostgreSQLSchema.checkIdentifierLengths(of: schema, place: place)
         if isReadOnly {
             try opened.execute("SET default_transaction_read_only = on", [], "opening the store read-only")
             try opened.execute("SET search_path TO \(PostgreSQLConnection.quote(endpoint.schema))", [], "choosing the schema")
             let exists = try opened.execute(
                 "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(endpoint.schema)],
                 "looking for the store's tables")
-            guard exists.rowCount > 0 else {
-                throw StoreError(.persistentStoreOperation, "The read-only \(place) has no store to read")
-            }
+            guard exists.rowCount > 0 else { throw Self.noStore(at: endpoint, readOnly: true) }
             try loadExisting(opened)
             connection = opened
             metadataChanged = false
@@ -139,7 +141,7 @@ public final class PostgreSQLStore: IncrementalStore {
     /// Reads metadata and entity numbers and checks the tables.
     private func loadExisting(_ connection: PostgreSQLConnection) throws {
         let row = try connection.execute("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1", [], "reading the metadata")
-        guard row.rowCount == 1 else { throw StoreError(.persistentStoreOpen, "\(place) has no metadata row") }
+        guard row.rowCount == 1 else { throw StoreError(.persistentStoreOpen, "\(capitalizedPlace) has no metadata row") }
         var loaded: StoreMetadata = [:]
         if let plist = row.bytes(0, 1) {
             guard let decoded = MetadataValue.metadata(fromPropertyList: plist) else {
@@ -169,6 +171,7 @@ public final class PostgreSQLStore: IncrementalStore {
             existing[table.uppercased(), default: []].append(column.uppercased())
         }
         let schema = try SQLSchema(model: model, configurationName: configurationName, entityNumbers: numbers, existingTables: existing)
+        try PostgreSQLSchema.checkIdentifierLengths(of: schema, place: place)
         let missing = Set(schema.missingParts(in: existing))
         if !missing.isEmpty {
             // Per entity, the properties whose columns or join tables the store lacks.
@@ -223,13 +226,27 @@ public final class PostgreSQLStore: IncrementalStore {
     public static func metadata(forStoreAt url: URL, options: StoreOptions) throws -> StoreMetadata {
         let endpoint = try PostgreSQLEndpoint(url: url, options: options)
         let connection = try PostgreSQLConnection(endpoint: endpoint)
+        let exists = try connection.execute(
+            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(endpoint.schema)],
+            "looking for the store's tables")
+        guard exists.rowCount > 0 else { throw noStore(at: endpoint, readOnly: false) }
         let rows = try connection.execute(
             "SELECT Z_PLIST FROM \(PostgreSQLConnection.quote(endpoint.schema)).Z_METADATA ORDER BY Z_VERSION LIMIT 1", [],
             "reading the metadata")
         guard rows.rowCount == 1, let plist = rows.bytes(0, 0), let metadata = MetadataValue.metadata(fromPropertyList: plist) else {
-            throw StoreError(.persistentStoreOpen, "There is no PostgreSQL store at \(endpoint.redactedDescription)")
+            throw StoreError(
+                .persistentStoreOpen, "The PostgreSQL store in the schema \(endpoint.schema) at \(endpoint.redactedDescription) has no metadata")
         }
         return metadata
+    }
+
+    /// 134080: the schema of `endpoint` holds no store (no `Z_METADATA` table); a read-only
+    /// store is never created.
+    static func noStore(at endpoint: PostgreSQLEndpoint, readOnly: Bool) -> StoreError {
+        StoreError(
+            .persistentStoreOpen,
+            "There is no PostgreSQL store in the schema \(endpoint.schema) at \(endpoint.redactedDescription)"
+                + (readOnly ? " (a store opened read-only is not created)" : ""))
     }
 
     /// Writes the metadata of the store at `url` without adding it.
@@ -257,7 +274,7 @@ public final class PostgreSQLStore: IncrementalStore {
     func writable(_ doing: String) throws -> (PostgreSQLConnection, SQLSchema) {
         let ready = try self.ready()
         if isReadOnly {
-            throw StoreError(.persistentStoreOperation, "The \(place) is read-only; \(doing) was refused")
+            throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) is read-only; \(doing) was refused")
         }
         return ready
     }
@@ -265,7 +282,7 @@ public final class PostgreSQLStore: IncrementalStore {
     /// The open connection and schema, or 134070 before ``loadMetadata()``.
     func ready() throws -> (PostgreSQLConnection, SQLSchema) {
         guard let connection, let schema else {
-            throw StoreError(.persistentStoreOperation, "\(place) is not open (loadMetadata has not run)")
+            throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) is not open (loadMetadata has not run)")
         }
         return (connection, schema)
     }

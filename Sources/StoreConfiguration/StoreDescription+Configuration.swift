@@ -52,12 +52,13 @@ extension StoreDescription {
         if let path = try keys.string("path") {
             url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
         } else if let text = try keys.string("url") {
-            // A store on a server: its connection URI (`postgresql://…`).
-            guard let parsed = URL(string: text), parsed.scheme != nil else {
-                throw StoreError(
-                    .persistentStoreOperation, "Configuration key \(keys.describe("url")): \"\(text)\" is not a URI (postgresql://…)")
+            // A store on a server: its connection URI (`postgresql://…`, several hosts allowed),
+            // never shown with its password.
+            do {
+                url = try ConnectionURI(text).url
+            } catch let error as StoreError {
+                throw StoreError(.persistentStoreOperation, "Configuration key \(keys.describe("url")): \(error.message)")
             }
-            url = parsed
         } else if let defaultFile,
             storeClass.capabilities.contains(.persistent) || !storeClass.capabilities.contains(.noURL)
         {

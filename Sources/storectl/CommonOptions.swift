@@ -39,7 +39,7 @@ struct CommonOptions: ParsableArguments {
         let configuredModel = keys.string(forKey: "model")
         var descriptions: [StoreDescription]
         if let path {
-            let url = storeURL(path)
+            let url = try storeURL(path)
             let storeType = try type ?? storeType(ofURI: url) ?? StoreSniffer.storeType(at: url)
             descriptions = [StoreDescription(type: storeType, url: url)]
         } else {
@@ -85,26 +85,31 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-/// A store argument: a connection URI (`postgresql://…`) as it is, anything else a file path.
-func storeURL(_ argument: String) -> URL {
-    if argument.contains("://"), let url = URL(string: argument), let scheme = url.scheme, scheme != "file" { return url }
+/// A store argument: a connection URI (`scheme://…`, any scheme but `file`, in any case) read
+/// by `ConnectionURI`, even in forms Foundation's `URL` refuses (several hosts, a `#` in the
+/// password); anything else a file path.
+///
+/// - Throws: 134080 for a URI with a broken `%` escape or `%00`, never showing its password.
+func storeURL(_ argument: String) throws -> URL {
+    // A URI pasted with spaces around it is still a URI (never a file path shown whole).
+    let trimmed = argument.trimmingCharacters(in: .whitespacesAndNewlines)
+    if ConnectionURI.looksLikeURI(trimmed), !ConnectionURI.hasScheme(trimmed, in: ["file"]) {
+        return try ConnectionURI(trimmed).url
+    }
+    if ConnectionURI.hasScheme(argument, in: ["file"]), let url = URL(string: argument), url.isFileURL { return url }
     return URL(fileURLWithPath: absolutePath(argument))
 }
 
 /// The store type a connection URI names by its scheme ("PostgreSQL" for `postgresql://` and
-/// `postgres://`); nil for files and other schemes.
+/// `postgres://`, in any case); nil for files and other schemes.
 func storeType(ofURI url: URL) -> String? {
-    guard !url.isFileURL, let scheme = url.scheme?.lowercased() else { return nil }
-    return scheme == "postgresql" || scheme == "postgres" ? PostgreSQLStore.storeType : nil
+    guard !url.isFileURL else { return nil }
+    return ConnectionURI.hasScheme(url.absoluteString, in: ["postgresql", "postgres"]) ? PostgreSQLStore.storeType : nil
 }
 
 /// A store's URL as messages show it: a file's path; a URI without its password.
 func display(_ url: URL) -> String {
-    if url.isFileURL { return url.path }
-    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(a \(url.scheme ?? "") URI)" }
-    if components.password != nil { components.password = "***" }
-    components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
-    return components.string ?? "(a \(url.scheme ?? "") URI)"
+    url.isFileURL ? url.path : ConnectionURI.redacted(url.absoluteString)
 }
 
 /// A path made absolute against the current folder (with `~` expanded).

@@ -26,11 +26,12 @@ struct ConformanceCommand: ParsableCommand {
             guard let base = url else {
                 throw StoreError(.persistentStoreOperation, "\(type) stores live on a server: give its connection URI with --url")
             }
+            let server = try ConnectionURI(base)
             // A schema per run and store, named after the run's fresh folder and the store.
             storeURLs = { directory, name in
                 let run = directory.lastPathComponent.lowercased().filter(\.isHexDigit).prefix(32)
                 let store = name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(20)
-                return URL(string: base + (base.contains("?") ? "&" : "?") + "schema=c\(run)_\(store)")
+                return server.settingParameter("schema", to: "c\(run)_\(store)").url
             }
         }
         let cases = ConformanceSuite.allCases.filter { behaviour == nil || $0.behaviour == behaviour }

@@ -26,8 +26,13 @@ struct Copy: ParsableCommand {
         guard let handle = opened.stores.first else {
             throw StoreError(.persistentStoreOperation, "No store to copy at \(source)")
         }
-        let url = storeURL(destination)
+        let url = try storeURL(destination)
         let type = toType ?? storeType(ofURI: url) ?? handle.type
+        if !url.isFileURL, let storeClass = StoreRegistry.shared.storeType(named: type), !(storeClass is any ServerStore.Type) {
+            // A file store is never written at a URI's path.
+            throw StoreError(
+                .persistentStoreOperation, "\(display(url)) is not a file, and a \(type) store is one: pass a path, or --to-type with a store type on a server")
+        }
         let quiet = options.quiet
         let copy = try opened.coordinator.migratePersistentStore(handle, to: url, type: type) { progress in
             if !quiet && progress.done == progress.total { console.printError("Copying: \(progress.done)/\(progress.total)\n") }

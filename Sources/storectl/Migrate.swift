@@ -21,7 +21,7 @@ struct Migrate: ParsableCommand {
     func run() throws {
         PersistentStores.registerBuiltInStoreTypes()
         let console = Console.current
-        let url = storeURL(store)
+        let url = try storeURL(store)
         if url.isFileURL { try StoreSniffer.requireReadableFile(url) }
         let type = try options.type ?? storeType(ofURI: url) ?? StoreSniffer.storeType(at: url)
         guard let modelPath = options.model else {

@@ -32,7 +32,7 @@ struct StoreCtl: ParsableCommand {
             try command.run()
             return 0
         } catch let error as StoreError {
-            console.printError(Self.line(for: error) + "\n")
+            console.printError(ConnectionURI.redactingUserInfo(in: Self.line(for: error)) + "\n")
             return 1
         } catch {
             let code = exitCode(for: error)
@@ -42,7 +42,7 @@ struct StoreCtl: ParsableCommand {
                 return 0
             }
             let message = fullMessage(for: error)
-            if !message.isEmpty { console.printError(message + "\n") }
+            if !message.isEmpty { console.printError(ConnectionURI.redactingUserInfo(in: message) + "\n") }
             return code.rawValue
         }
     }

@@ -10,6 +10,11 @@ import PersistentStores
 /// beside an open SQLite connection lets another process delete the write-ahead log under it.
 enum StoreSniffer {
     static func storeType(at url: URL) throws -> String {
+        guard url.isFileURL else {
+            throw StoreError(
+                .persistentStoreTypeMismatch,
+                "Cannot tell the store type of \(display(url)) from its scheme; pass --type", fileURL: url)
+        }
         let head = try requireReadableFile(url)
         if head.starts(with: Array("SQLite format 3\0".utf8)) { return "SQLite" }
         if head.starts(with: [0x89, 0x50, 0x53, 0x42, 0x49, 0x4E, 0x0A, 0x1A]) { return "Binary" }

@@ -116,3 +116,59 @@ import Testing
         #expect(help.output.contains("--where"))
     }
 }
+
+/// `storectl` and connection URIs: whatever is wrong with one, its password never shows, on
+/// either stream; a schema without a store is said to be one.
+@Suite struct ConnectionURIErrorTests {
+    init() { PersistentStores.registerBuiltInStoreTypes() }
+
+    /// Each URI of the corpus as the store of `info`, `dump` and `validate` (with and without
+    /// `--type`), and as the destination of `copy`.
+    @Test(arguments: MalformedConnectionURIs.corpus)
+    func aMalformedURINeverShowsItsPassword(_ uri: String) throws {
+        try withTemporaryDirectory { directory in
+            let source = directory.appendingPathComponent("League.sqlite")
+            #expect(storectl("demo", "--path", source.path).status == 0)
+            let runs = [
+                storectl("info", uri), storectl("info", uri, "--type", "PostgreSQL"), storectl("dump", uri),
+                storectl("validate", uri, "--type", "PostgreSQL"), storectl("copy", source.path, uri),
+                storectl("copy", source.path, uri, "--to-type", "PostgreSQL"),
+            ]
+            for run in runs {
+                #expect(run.status != 0, "\(uri): \(run.output)")
+                #expect(!run.output.contains(MalformedConnectionURIs.secret), "\(run.output)")
+                #expect(!run.errors.contains(MalformedConnectionURIs.secret), "\(run.errors)")
+                #expect(!run.errors.isEmpty)
+            }
+        }
+    }
+
+    /// A URI Foundation's `URL` refuses is still a URI, not a file path.
+    @Test func aMultiHostURIIsNotTakenForAFile() {
+        let run = storectl("info", "postgresql://someone:s3cr3t-PW@127.0.0.1:1,127.0.0.1:2/db?connect_timeout=2")
+        #expect(run.status == 1)
+        // Shown as the URL that carries it: the hosts, ports and user as parameters.
+        #expect(
+            run.errors.hasPrefix("error 134080: Cannot connect to PostgreSQL at postgresql:///db?host=127.0.0.1,127.0.0.1&port=1,2&user=someone&password=***"),
+            "\(run.errors)")
+        #expect(!run.errors.contains("no such file"))
+    }
+
+    /// `info` on a schema that holds no store says so plainly (not PostgreSQL's 42P01), with
+    /// the store's model read from its metadata or given with `--model`.
+    @Test func infoOnASchemaWithoutAStoreSaysThereIsNone() throws {
+        try withTemporaryDirectory { directory in
+            let url = try TestPostgreSQLServer.freshStoreURL("nostore")
+            let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+            let modelFile = directory.appendingPathComponent("League.json")
+            try leagueModel().jsonData().write(to: modelFile)
+            for run in [storectl("info", url.absoluteString), storectl("info", url.absoluteString, "--model", modelFile.path)] {
+                #expect(run.status == 1)
+                #expect(lines(run.errors).count == 1, "\(run.errors)")
+                #expect(run.errors.hasPrefix("error 134080: There is no PostgreSQL store in the schema \(schema) at postgresql://"), "\(run.errors)")
+                #expect(!run.errors.contains("42P01"), "\(run.errors)")
+                #expect(!run.errors.contains("the PostgreSQL store at"), "\(run.errors)")
+            }
+        }
+    }
+}
