@@ -64,10 +64,11 @@ enum PipeCSVFileLayout {
         guard let encoded = fields["metadata"], let data = Data(base64Encoded: encoded) else {
             return .failure(.malformed("its metadata is not base64"))
         }
-        guard let metadata = MetadataValue.metadata(fromPropertyList: data) else {
-            return .failure(.malformed("its metadata is not a property-list dictionary"))
+        do throws(MetadataValue.PropertyListFailure) {
+            return .success(try MetadataValue.decodeMetadata(fromPropertyList: data))
+        } catch {
+            return .failure(.malformed(error.isTooLarge ? error.reason : "its metadata is not a property-list dictionary"))
         }
-        return .success(metadata)
     }
 
     /// Why a header line cannot be read.

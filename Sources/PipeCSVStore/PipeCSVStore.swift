@@ -223,18 +223,11 @@ public final class PipeCSVStore: AtomicStore {
 
     // MARK: Files
 
-    /// The bytes of the data file; none when it does not exist.
+    /// The bytes of the data file, read without a second copy (a file of 2 GiB takes 2 GiB, and
+    /// one larger than the memory left is an error, not the end of the process); none when it
+    /// does not exist.
     private static func readBytes(of url: URL) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return [] }
-        guard !isDirectory.boolValue else {
-            throw StoreError(.persistentStoreOpen, "\(url.path) is a folder, not a PipeCSV store", fileURL: url)
-        }
-        do {
-            return [UInt8](try Data(contentsOf: url))
-        } catch {
-            throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): \(error.localizedDescription)", fileURL: url)
-        }
+        try StoreFile.contents(at: url, storeType: storeType) ?? []
     }
 
     /// The first line of a file without its newline (read in chunks, not the whole file); nil
@@ -271,12 +264,15 @@ public final class PipeCSVStore: AtomicStore {
         } catch {
             throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): \(error.localizedDescription)", fileURL: url)
         }
-        guard let metadata = MetadataValue.metadata(fromPropertyList: data) else {
+        do throws(MetadataValue.PropertyListFailure) {
+            return try MetadataValue.decodeMetadata(fromPropertyList: data)
+        } catch where error.isTooLarge {
+            throw StoreError(.persistentStoreOpen, "The PipeCSV metadata file \(url.path) is not readable: \(error.reason)", fileURL: url)
+        } catch {
             throw StoreError(
                 .persistentStoreTypeMismatch,
                 "\(url.path) is not a PipeCSV metadata file (not a property-list dictionary)", fileURL: url)
         }
-        return metadata
     }
 
     /// Writes the metadata file beside the data file at `url`; returns the failure, if any.

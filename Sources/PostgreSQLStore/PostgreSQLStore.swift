@@ -144,10 +144,11 @@ public final class PostgreSQLStore: IncrementalStore {
         guard row.rowCount == 1 else { throw StoreError(.persistentStoreOpen, "\(capitalizedPlace) has no metadata row") }
         var loaded: StoreMetadata = [:]
         if let plist = row.bytes(0, 1) {
-            guard let decoded = MetadataValue.metadata(fromPropertyList: plist) else {
-                throw StoreError(.persistentStoreOpen, "The metadata of \(place) is not a property list")
+            do throws(MetadataValue.PropertyListFailure) {
+                loaded = try MetadataValue.decodeMetadata(fromPropertyList: plist)
+            } catch {
+                throw StoreError(.persistentStoreOpen, "The metadata of \(place) is not readable: \(error.reason)")
             }
-            loaded = decoded
         }
         if let type = loaded[MetadataKey.storeType]?.stringValue, type != Self.storeType {
             throw StoreError(.persistentStoreTypeMismatch, "The store at \(endpoint.redactedDescription) is a \(type) store, not PostgreSQL")
@@ -233,11 +234,19 @@ public final class PostgreSQLStore: IncrementalStore {
         let rows = try connection.execute(
             "SELECT Z_PLIST FROM \(PostgreSQLConnection.quote(endpoint.schema)).Z_METADATA ORDER BY Z_VERSION LIMIT 1", [],
             "reading the metadata")
-        guard rows.rowCount == 1, let plist = rows.bytes(0, 0), let metadata = MetadataValue.metadata(fromPropertyList: plist) else {
-            throw StoreError(
-                .persistentStoreOpen, "The PostgreSQL store in the schema \(endpoint.schema) at \(endpoint.redactedDescription) has no metadata")
+        let noMetadata = "The PostgreSQL store in the schema \(endpoint.schema) at \(endpoint.redactedDescription) has no metadata"
+        guard rows.rowCount == 1, let plist = rows.bytes(0, 0) else {
+            throw StoreError(.persistentStoreOpen, noMetadata)
         }
-        return metadata
+        do throws(MetadataValue.PropertyListFailure) {
+            return try MetadataValue.decodeMetadata(fromPropertyList: plist)
+        } catch where error.isTooLarge {
+            throw StoreError(
+                .persistentStoreOpen,
+                "The metadata of the PostgreSQL store in the schema \(endpoint.schema) at \(endpoint.redactedDescription) is not readable: \(error.reason)")
+        } catch {
+            throw StoreError(.persistentStoreOpen, noMetadata)
+        }
     }
 
     /// 134080: the schema of `endpoint` holds no store (no `Z_METADATA` table); a read-only

@@ -323,12 +323,13 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         let uuid = statement.isNull(at: 0) ? nil : statement.text(at: 0)
         var metadata: StoreMetadata = [:]
         if !statement.isNull(at: 1) {
-            guard let decoded = MetadataValue.metadata(fromPropertyList: statement.data(at: 1)) else {
+            do throws(MetadataValue.PropertyListFailure) {
+                metadata = try MetadataValue.decodeMetadata(fromPropertyList: statement.data(at: 1))
+            } catch {
                 throw StoreError(
-                    .persistentStoreOpen, "The metadata of the store at \(url?.path ?? "(memory)") is not a property list",
-                    fileURL: url)
+                    .persistentStoreOpen,
+                    "The metadata of the store at \(url?.path ?? "(memory)") is not readable: \(error.reason)", fileURL: url)
             }
-            metadata = decoded
         }
         if metadata[MetadataKey.storeUUID] == nil, let uuid { metadata[MetadataKey.storeUUID] = .string(uuid) }
         return (uuid, metadata)

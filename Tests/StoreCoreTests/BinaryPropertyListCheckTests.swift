@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 @testable import StoreCore
@@ -64,5 +65,51 @@ import Testing
         let xml = Data("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><integer>1</integer></dict></plist>".utf8)
         #expect(BinaryPropertyListCheck.isAcceptable(xml))
         #expect(MetadataValue.metadata(fromPropertyList: xml) == ["a": 1])
+    }
+
+    @Test func sharedReferencesThatExpandPastTheBudgetAreRefusedWithoutExpandingThem() {
+        // 210 bytes standing for 2^41 objects: Foundation's conversion used to build them all,
+        // holding the process in a loop that only ended when memory did.
+        let bomb = HostilePropertyList.sharedArrays(depth: 40)
+        #expect(bomb.count == 210)
+        #expect(BinaryPropertyListCheck.verdict(bomb) == .tooLarge(budget: 100_000))
+        let failure = storeError(within: 10) {
+            do throws(MetadataValue.PropertyListFailure) {
+                _ = try MetadataValue.decodeMetadata(fromPropertyList: bomb)
+            } catch {
+                throw StoreError(.persistentStoreOpen, error.reason)
+            }
+        }
+        #expect(failure?.message.contains("expands to more than 100000 objects") == true, "\(String(describing: failure))")
+        #expect(MetadataValue.metadata(fromPropertyList: bomb) == nil)
+    }
+
+    @Test func sharedReferencesWithinTheBudgetAreRead() throws {
+        // 2^16 objects once expanded, under the budget of 100,000.
+        let shared = HostilePropertyList.sharedArrays(depth: 15)
+        #expect(BinaryPropertyListCheck.verdict(shared) == .acceptable)
+        var expected: MetadataValue = .array([.int(1), .int(1)])
+        for _ in 1..<15 { expected = .array([expected, expected]) }
+        #expect(try MetadataValue.decodeMetadata(fromPropertyList: shared) == ["k": expected])
+        // One more level passes the budget (2^17 objects).
+        #expect(BinaryPropertyListCheck.verdict(HostilePropertyList.sharedArrays(depth: 16)) == .tooLarge(budget: 100_000))
+    }
+
+    @Test func theBudgetGrowsWithTheFileSoWhatFoundationWritesIsNeverRefused() throws {
+        // 150,000 strings in one array (Foundation shares the one string among them): more
+        // objects than the fixed budget, fewer than the file has bytes.
+        let many = MetadataValue.array(Array(repeating: .string("same"), count: 150_000))
+        let data = try MetadataValue.propertyListData(["many": many])
+        #expect(BinaryPropertyListCheck.verdict(data) == .acceptable)
+        #expect(try MetadataValue.decodeMetadata(fromPropertyList: data)["many"] == many)
+    }
+
+    @Test func aFailureSaysWhetherThePropertyListIsTooLargeOrNotMetadata() {
+        #expect(throws: MetadataValue.PropertyListFailure(reason: "it is not a property-list dictionary", isTooLarge: false)) {
+            try MetadataValue.decodeMetadata(fromPropertyList: Data("not a plist".utf8))
+        }
+        #expect(throws: MetadataValue.PropertyListFailure.self) {
+            try MetadataValue.decodeMetadata(fromPropertyList: Self.plist(middle: [0xC1, 0x03]))
+        }
     }
 }

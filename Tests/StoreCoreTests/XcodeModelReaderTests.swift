@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreTestSupport
 import Testing
 
 @Suite("Xcode model files: Core Data fixtures", .enabled(if: ModelTestSupport.hasCoreDataFixtures, ModelTestSupport.missingFixturesReason))
@@ -420,6 +421,19 @@ struct XcodeModelErrorTests {
         try fm.createDirectory(at: old, withIntermediateDirectories: true)
         let xcode3 = try #require(throws: StoreError.self) { try ObjectModel(contentsOf: old) }
         #expect(xcode3.message.contains("no contents file"))
+    }
+
+    @Test func anXccurrentversionOfSharedReferencesIsRefusedInSeconds() throws {
+        let directory = try ModelTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = directory.appendingPathComponent("Bomb.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle.appendingPathComponent("A.xcdatamodel"), withIntermediateDirectories: true)
+        try Data("<model><entity name=\"A\"/></model>".utf8).write(to: bundle.appendingPathComponent("A.xcdatamodel/contents"))
+        let versionFile = bundle.appendingPathComponent(".xccurrentversion")
+        try HostilePropertyList.sharedArrays(depth: 40).write(to: versionFile)
+        let error = storeError(within: 10) { _ = try ObjectModel(contentsOf: bundle) }
+        #expect(error?.message.contains(versionFile.path) == true, "\(String(describing: error))")
+        #expect(error?.message.contains("expands to more than") == true)
     }
 }
 

@@ -43,7 +43,14 @@ public struct XcodeModelBundle: Sendable, Hashable {
 
         let versionFile = url.appendingPathComponent(".xccurrentversion")
         if FileManager.default.fileExists(atPath: versionFile.path) {
-            guard let data = try? Data(contentsOf: versionFile), BinaryPropertyListCheck.isAcceptable(data),
+            let data = try? Data(contentsOf: versionFile)
+            if let data, case .tooLarge(let budget) = BinaryPropertyListCheck.verdict(data) {
+                throw StoreError(
+                    .coreData,
+                    "Cannot read \(versionFile.path): \(BinaryPropertyListCheck.tooLargeReason(budget: budget))",
+                    fileURL: versionFile)
+            }
+            guard let data, BinaryPropertyListCheck.isAcceptable(data),
                 let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
                 let dictionary = plist as? [String: Any], let current = dictionary["_XCCurrentVersionName"] as? String
             else {

@@ -15,22 +15,55 @@ import Foundation
 ///   ASCII and UTF-16 strings, arrays and dictionaries (no sets, ordered sets or UIDs);
 /// - every dictionary key is a string;
 /// - no container contains itself, directly or through others (checked in one pass over the
-///   objects, so shared references cannot make the check expensive).
+///   objects, so shared references cannot make the check expensive);
+/// - it is not too large once expanded. A binary property list may reference one object from
+///   many places: 40 arrays nested in one another, each holding the next one twice, take 239
+///   bytes yet stand for 2⁴⁰ objects, and Foundation's conversion to Swift values (and the
+///   metadata conversion after it) builds every one of them, holding the process in a loop
+///   that only ends when memory does. So the objects are counted as the conversion would meet
+///   them, a shared object once per reference to it (in the same one pass, each object's count
+///   computed once), and a property list of more than ``expansionBudget(forByteCount:)``
+///   objects is refused. What Foundation writes never comes near it: it shares only strings,
+///   numbers, dates and data, never arrays or dictionaries, so its property lists expand to at
+///   most one object per byte.
 ///
 /// XML property lists are left to Foundation (its XML property-list reader did not crash under
 /// fuzzing).
 enum BinaryPropertyListCheck {
+    /// What the check found.
+    enum Verdict: Equatable {
+        /// Acceptable, or not a binary property list at all (Foundation decides about those).
+        case acceptable
+        /// Malformed, or holding something metadata never holds.
+        case refused
+        /// Well formed, but it stands for more objects than ``expansionBudget(forByteCount:)``
+        /// once its shared references are expanded.
+        case tooLarge(budget: Int)
+    }
+
+    /// The objects a property list of `byteCount` bytes may stand for once expanded: one per
+    /// byte, and at least 100,000.
+    static func expansionBudget(forByteCount byteCount: Int) -> Int { max(byteCount, 100_000) }
+
+    /// Why a property list refused as ``Verdict/tooLarge(budget:)`` is refused, as a clause.
+    static func tooLargeReason(budget: Int) -> String {
+        "its property list expands to more than \(budget) objects (it references shared arrays or dictionaries so often that reading it would exhaust memory)"
+    }
+
     /// Whether `data` is a binary property list this check accepts; true for data that is not
     /// a binary property list at all (Foundation decides about those).
-    static func isAcceptable(_ data: Data) -> Bool {
+    static func isAcceptable(_ data: Data) -> Bool { verdict(data) == .acceptable }
+
+    /// What the check finds in `data`.
+    static func verdict(_ data: Data) -> Verdict {
         let bytes = [UInt8](data)
-        guard bytes.count >= 8, bytes[0..<8].elementsEqual("bplist00".utf8) else { return true }
+        guard bytes.count >= 8, bytes[0..<8].elementsEqual("bplist00".utf8) else { return .acceptable }
         return check(bytes)
     }
 
-    private static func check(_ bytes: [UInt8]) -> Bool {
+    private static func check(_ bytes: [UInt8]) -> Verdict {
         let trailerSize = 32
-        guard bytes.count >= 8 + trailerSize + 1 else { return false }
+        guard bytes.count >= 8 + trailerSize + 1 else { return .refused }
         let trailer = bytes.count - trailerSize
         let offsetSize = Int(bytes[trailer + 6])
         let referenceSize = Int(bytes[trailer + 7])
@@ -41,13 +74,13 @@ enum BinaryPropertyListCheck {
             objectCount >= 1, objectCount <= bytes.count, topObject < objectCount,
             tableOffset >= 8, tableOffset <= trailer,
             objectCount <= (trailer - tableOffset) / offsetSize
-        else { return false }
+        else { return .refused }
         var offsets: [Int] = []
         offsets.reserveCapacity(objectCount)
         for index in 0..<objectCount {
             guard let offset = integer(bytes, at: tableOffset + index * offsetSize, size: offsetSize),
                 offset >= 8, offset < tableOffset
-            else { return false }
+            else { return .refused }
             offsets.append(offset)
         }
         // The references of each container, read once; nil for objects that hold none.
@@ -57,39 +90,45 @@ enum BinaryPropertyListCheck {
             let marker = bytes[offset]
             switch marker >> 4 {
             case 0x0:
-                guard [0x00, 0x08, 0x09, 0x0F].contains(marker) else { return false }
+                guard [0x00, 0x08, 0x09, 0x0F].contains(marker) else { return .refused }
             case 0x1, 0x2, 0x3, 0x4, 0x5, 0x6:
                 break
             case 0xA, 0xD:
-                guard let (count, start) = containerCount(bytes, at: offset, limit: tableOffset) else { return false }
+                guard let (count, start) = containerCount(bytes, at: offset, limit: tableOffset) else { return .refused }
                 let references = marker >> 4 == 0xD ? count * 2 : count
-                guard references <= (tableOffset - start) / referenceSize else { return false }
+                guard references <= (tableOffset - start) / referenceSize else { return .refused }
                 var refs: [Int] = []
                 refs.reserveCapacity(references)
                 for position in 0..<references {
                     guard let ref = integer(bytes, at: start + position * referenceSize, size: referenceSize), ref < objectCount
-                    else { return false }
+                    else { return .refused }
                     refs.append(ref)
                 }
                 children[index] = refs
             default:
                 // Sets, ordered sets, UIDs and unassigned markers: never metadata.
-                return false
+                return .refused
             }
         }
         // Dictionary keys are strings.
         for index in 0..<objectCount where bytes[offsets[index]] >> 4 == 0xD {
-            guard let refs = children[index] else { return false }
-            for key in refs.prefix(refs.count / 2) where ![0x5, 0x6].contains(bytes[offsets[key]] >> 4) { return false }
+            guard let refs = children[index] else { return .refused }
+            for key in refs.prefix(refs.count / 2) where ![0x5, 0x6].contains(bytes[offsets[key]] >> 4) { return .refused }
         }
-        return isAcyclic(children, from: topObject)
+        let budget = expansionBudget(forByteCount: bytes.count)
+        guard let expanded = expandedCount(children, from: topObject, budget: budget) else { return .refused }
+        return expanded > budget ? .tooLarge(budget: budget) : .acceptable
     }
 
-    /// Whether no container reachable from `root` reaches itself (an iterative depth-first walk
-    /// that visits each object once).
-    private static func isAcyclic(_ children: [[Int]?], from root: Int) -> Bool {
-        // 0: not seen, 1: on the current path, 2: done.
+    /// The number of objects the object `root` stands for once every reference is expanded (a
+    /// shared object counted once per reference), or `budget + 1` when that is more than
+    /// `budget`; nil when a container reachable from `root` reaches itself. An iterative
+    /// depth-first walk that visits each object once: a container's count is the sum of its
+    /// children's, computed when its last child is done.
+    private static func expandedCount(_ children: [[Int]?], from root: Int, budget: Int) -> Int? {
+        // 0: not seen, 1: on the current path, 2: done (its count in `counts`).
         var state = [UInt8](repeating: 0, count: children.count)
+        var counts = [Int](repeating: 1, count: children.count)
         var stack: [(object: Int, next: Int)] = [(root, 0)]
         state[root] = 1
         while let top = stack.last {
@@ -98,18 +137,22 @@ enum BinaryPropertyListCheck {
                 stack[stack.count - 1].next += 1
                 let child = refs[top.next]
                 switch state[child] {
-                case 1: return false
+                case 1: return nil
                 case 0 where children[child] != nil:
                     state[child] = 1
                     stack.append((child, 0))
                 default: break
                 }
             } else {
+                // Every child is done: capped sums cannot overflow.
+                var count = 1
+                for child in refs { count = min(count + counts[child], budget + 1) }
+                counts[top.object] = count
                 state[top.object] = 2
                 stack.removeLast()
             }
         }
-        return true
+        return counts[root]
     }
 
     /// The element count of the array or dictionary at `offset` and where its references start.

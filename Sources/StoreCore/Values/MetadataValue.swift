@@ -182,14 +182,49 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Reads a metadata dictionary from property-list data; nil when the data is not a
-    /// dictionary of property-list values. A binary property list is checked first
-    /// (`BinaryPropertyListCheck`): one Foundation would crash on is refused as not metadata.
+    /// dictionary of property-list values or is refused as too large once expanded
+    /// (``decodeMetadata(fromPropertyList:)`` says which).
     public static func metadata(fromPropertyList data: Data) -> [String: MetadataValue]? {
-        guard BinaryPropertyListCheck.isAcceptable(data),
-            let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+        try? decodeMetadata(fromPropertyList: data)
+    }
+
+    /// Reads a metadata dictionary from property-list data, or throws why it cannot.
+    ///
+    /// A binary property list is checked first (`BinaryPropertyListCheck`): one Foundation
+    /// would crash on is refused as not metadata, and one whose shared references expand to more
+    /// objects than it has bytes (and more than 100,000) is refused as too large before
+    /// Foundation expands them, so a small hostile file cannot exhaust memory.
+    ///
+    /// ```swift
+    /// do throws(MetadataValue.PropertyListFailure) {
+    ///     metadata = try MetadataValue.decodeMetadata(fromPropertyList: data)
+    /// } catch {
+    ///     throw StoreError(.persistentStoreOpen, "\(url.path): \(error.reason)", fileURL: url)
+    /// }
+    /// ```
+    public static func decodeMetadata(fromPropertyList data: Data) throws(PropertyListFailure) -> [String: MetadataValue] {
+        switch BinaryPropertyListCheck.verdict(data) {
+        case .acceptable: break
+        case .refused: throw PropertyListFailure(reason: PropertyListFailure.notMetadata, isTooLarge: false)
+        case .tooLarge(let budget):
+            throw PropertyListFailure(reason: BinaryPropertyListCheck.tooLargeReason(budget: budget), isTooLarge: true)
+        }
+        guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
             case .dictionary(let dictionary)? = MetadataValue(propertyListObject: object)
-        else { return nil }
+        else { throw PropertyListFailure(reason: PropertyListFailure.notMetadata, isTooLarge: false) }
         return dictionary
+    }
+
+    /// Why ``decodeMetadata(fromPropertyList:)`` did not read property-list data.
+    public struct PropertyListFailure: Error, Sendable, Equatable {
+        /// Why, as a clause to follow the name of what was read: "its property list expands
+        /// to more than 100000 objects (…)", "it is not a property-list dictionary".
+        public let reason: String
+        /// True when the property list is well formed but refused as too large once its shared
+        /// references are expanded; false when it is not a property-list dictionary.
+        public let isTooLarge: Bool
+
+        static let notMetadata = "it is not a property-list dictionary"
     }
 }
 
