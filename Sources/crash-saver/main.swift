@@ -252,6 +252,44 @@ func verifyVersionB(_ coordinator: PersistentStoreCoordinator, _ store: StoreHan
     return g
 }
 
+// MARK: Loading under a memory limit
+//
+//     crash-saver load-within <extra-bytes> <store-type> <store-path>
+//
+// Makes a store of an atomic type, limits the process's address space to what it uses now plus
+// `extra-bytes` (RLIMIT_AS), then loads the file and prints `loaded`, or `error: <code>
+// <message>` for a StoreError (exit 3). A store that needs more memory than that and does not
+// say so ends the process instead: the memory tests tell the two apart.
+
+func loadWithin(extra: Int, type: String, url: URL) -> Never {
+    let registry = StoreRegistry()
+    PersistentStores.registerBuiltInStoreTypes(in: registry)
+    guard let storeClass = registry.storeType(named: type) as? AtomicStore.Type else {
+        fail("error: \(type) is not an atomic store type", status: 64)
+    }
+    let store: AtomicStore
+    do {
+        store = try storeClass.init(model: model, configurationName: nil, url: url, options: [:])
+    } catch {
+        fail("error: \(error)", status: 4)
+    }
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+        let pages = statm.split(separator: " ").first.flatMap({ Int($0) })
+    else { fail("error: cannot read /proc/self/statm", status: 4) }
+    let limit = rlim_t(pages * Int(sysconf(Int32(_SC_PAGESIZE))) + extra)
+    var bounds = rlimit(rlim_cur: limit, rlim_max: limit)
+    guard setrlimit(Int32(RLIMIT_AS.rawValue), &bounds) == 0 else { fail("error: setrlimit failed", status: 4) }
+    do {
+        try store.load()
+        say("loaded")
+        exit(0)
+    } catch let error as StoreError {
+        fail("error: \(error.code.rawValue) \(error.message)", status: 3)
+    } catch {
+        fail("error: \(error)", status: 3)
+    }
+}
+
 let arguments = CommandLine.arguments
 if arguments.count >= 3, ["count-create", "count"].contains(arguments[1]) {
     runCounter(arguments)
@@ -264,6 +302,9 @@ if arguments.count == 5, arguments[1] == "peek" {
     } catch {
         fail("error: \(error)", status: 3)
     }
+}
+if arguments.count == 5, arguments[1] == "load-within", let extra = Int(arguments[2]) {
+    loadWithin(extra: extra, type: arguments[3], url: URL(fileURLWithPath: arguments[4]))
 }
 if arguments.count == 4, ["migrate", "verify-migrated"].contains(arguments[1]) {
     runMigrations(arguments[1], type: arguments[2], url: URL(fileURLWithPath: arguments[3]))

@@ -50,4 +50,57 @@ public enum StoreFile {
         }
         throw StoreError(.persistentStoreOpen, "\(url.path) is \(kind), not a \(storeType) store file", fileURL: url)
     }
+
+    /// The bytes of the regular file at `url` (after following links), nil when nothing is
+    /// there; throws as ``requireRegularFileOrNothing(at:storeType:)`` for anything else.
+    ///
+    /// The file is read straight into the array returned, so reading it takes its size in
+    /// memory once (`[UInt8](Data(contentsOf:))` takes it twice for a moment). A file larger
+    /// than the memory the process can still allocate is a 134080 error naming it: Swift ends
+    /// the process when an array cannot be allocated, so the memory is asked of the system first.
+    ///
+    /// ```swift
+    /// let bytes = try StoreFile.contents(at: url, storeType: "PipeCSV") ?? []
+    /// ```
+    public static func contents(at url: URL, storeType: String) throws -> [UInt8]? {
+        guard try regularFileSize(at: url, storeType: storeType) != nil else { return nil }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): \(String(cString: strerror(code)))", fileURL: url)
+        }
+        defer { close(descriptor) }
+        // The size of what was opened (the file may have been replaced since it was examined).
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): \(reason)", fileURL: url)
+        }
+        let size = Int(info.st_size)
+        guard size > 0 else { return [] }
+        guard let probe = malloc(size) else {
+            throw StoreError(
+                .persistentStoreOpen,
+                "Cannot read \(url.path): its \(size) bytes do not fit in the memory this process can allocate", fileURL: url)
+        }
+        free(probe)
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            guard let base = buffer.baseAddress else { return }
+            // Until the end of the file or `size` bytes (a file that shrank meanwhile is read as it is).
+            while count < size {
+                let got = read(descriptor, base + count, min(size - count, 1 << 30))
+                if got < 0 && errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                if got <= 0 { break }
+                count += got
+            }
+        }
+        guard failure == 0 else {
+            throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): \(String(cString: strerror(failure)))", fileURL: url)
+        }
+        return bytes
+    }
 }
