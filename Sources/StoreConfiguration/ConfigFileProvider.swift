@@ -24,21 +24,32 @@ public struct ConfigFileProvider: ConfigProvider, Sendable {
     private let snapshotValue: any ConfigSnapshot
 
     /// Reads and parses the file; the format follows the extension (`.json` is JSON, anything
-    /// else YAML). A missing, unreadable or malformed file is a 134060 `StoreError` naming it.
+    /// else YAML). A missing, unreadable or malformed file is a 134060 `StoreError` naming it,
+    /// and so is one that would take too long or too much memory to parse: larger than 1 MiB,
+    /// nested more than 64 levels deep, defining more than 100 YAML anchors, or holding more
+    /// than 5,000 entries once its YAML aliases are expanded (checked on its bytes before it is
+    /// parsed).
     public init(url: URL) throws {
         self.url = url.standardizedFileURL
         let data: Data
         do {
-            data = try Data(contentsOf: self.url)
+            let handle = try FileHandle(forReadingFrom: self.url)
+            defer { try? handle.close() }
+            // One byte more than the limit tells a file that is too large without reading it all.
+            data = try handle.read(upToCount: ConfigFileCheck.maximumByteCount + 1) ?? Data()
         } catch {
             let reason = FileManager.default.fileExists(atPath: self.url.path) ? "it cannot be read" : "there is no such file"
             throw StoreError(.coreData, "Cannot read the configuration file \(self.url.path): \(reason)", fileURL: self.url)
         }
         let name = self.url.path
+        let isJSON = self.url.pathExtension.lowercased() == "json"
+        if let problem = ConfigFileCheck.problem(in: [UInt8](data), isJSON: isJSON) {
+            throw StoreError(.coreData, "The configuration file \(name) is refused: \(problem)", fileURL: self.url)
+        }
         let folder = self.url.deletingLastPathComponent()
         do {
             let parsed: any ConfigSnapshot
-            if self.url.pathExtension.lowercased() == "json" {
+            if isJSON {
                 parsed = try JSONSnapshot(data: data.bytes, providerName: name, parsingOptions: .default)
             } else {
                 parsed = try YAMLSnapshot(data: data.bytes, providerName: name, parsingOptions: .default)
