@@ -86,14 +86,17 @@ final class XMLTextReader {
             close(descriptor)
             throw error
         }
-        guard let reader = xmlReaderForFd(descriptor, url.path, nil, Self.parseOptions) else {
+        // Making the reader reads the document's first bytes and converts them from the
+        // encoding they announce: the conversion's errors are this reader's to report.
+        let errors = XMLErrorRecorder()
+        guard let reader = errors.capturingThreadErrors({ xmlReaderForFd(descriptor, url.path, nil, Self.parseOptions) }) else {
             close(descriptor)
             throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): libxml2 could not create a reader", fileURL: url)
         }
         self.descriptor = descriptor
         self.memory = nil
         self.reader = reader
-        self.errors = XMLErrorRecorder()
+        self.errors = errors
         errors.install(on: reader)
     }
 
@@ -114,8 +117,9 @@ final class XMLTextReader {
             memory.deallocate()
             throw error
         }
+        let errors = XMLErrorRecorder()
         guard let base = memory.baseAddress?.assumingMemoryBound(to: CChar.self),
-            let reader = xmlReaderForMemory(base, Int32(data.count), url.path, nil, Self.parseOptions)
+            let reader = errors.capturingThreadErrors({ xmlReaderForMemory(base, Int32(data.count), url.path, nil, Self.parseOptions) })
         else {
             memory.deallocate()
             throw StoreError(.persistentStoreOpen, "Cannot read \(url.path): libxml2 could not create a reader", fileURL: url)
@@ -123,7 +127,7 @@ final class XMLTextReader {
         self.descriptor = -1
         self.memory = memory
         self.reader = reader
-        self.errors = XMLErrorRecorder()
+        self.errors = errors
         errors.install(on: reader)
     }
 

@@ -60,6 +60,30 @@ import XMLStore
         }
     }
 
+    @Test func bytesThatFailTheEncodingLibxml2DetectsAreAnErrorWithItsReasonAndPrintNothing() throws {
+        // "<" in UCS-4 (libxml2 guesses the encoding from the first four bytes), then bytes that
+        // are no UCS-4 character: libxml2 converts the first bytes while the reader is made,
+        // before any read, and printed its error there.
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("Six.xml")
+            try Data([0x3C, 0x00, 0x00, 0x00, 0xE3, 0x00]).write(to: url)
+            var loaded: StoreError?
+            var metadata: StoreError?
+            var model: StoreError?
+            let printed = try Self.standardErrorOutput {
+                loaded = storeError { _ = try XMLStack(model: Models.league, url: url) }
+                metadata = storeError { _ = try XMLStore.metadata(forStoreAt: url, options: [:]) }
+                model = storeError { _ = try ObjectModel.readXcodeModelContents(contents(of: url), file: url) }
+            }
+            for error in [loaded, metadata, model] {
+                #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
+                #expect(error?.message.contains("input conversion failed") == true, "\(String(describing: error))")
+            }
+            #expect(!printed.contains("encoding error"), "\(printed)")
+            #expect(!printed.contains("I/O error"), "\(printed)")
+        }
+    }
+
     @Test func aModelNotInItsDeclaredEncodingIsAnErrorAndPrintsNothing() throws {
         let model = """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>

@@ -44,13 +44,15 @@ enum XMLTreeBuilder {
         }
         xmlInitParser()
         return try data.withUnsafeBytes { raw -> Element in
+            let errors = XMLErrorRecorder()
+            // Making the reader converts the document's first bytes from the encoding they
+            // announce: the conversion's errors are recorded too.
             guard let base = raw.baseAddress?.assumingMemoryBound(to: CChar.self),
-                let reader = xmlReaderForMemory(base, Int32(raw.count), file.path, nil, parseOptions)
+                let reader = errors.capturingThreadErrors({ xmlReaderForMemory(base, Int32(raw.count), file.path, nil, parseOptions) })
             else {
                 throw StoreError(.coreData, "Cannot read \(file.path): libxml2 could not create a reader", fileURL: file)
             }
             defer { xmlFreeTextReader(reader) }
-            let errors = XMLErrorRecorder()
             // The recorder outlives the reader's use: both live until this closure returns.
             errors.install(on: reader)
             return try errors.capturingThreadErrors {
