@@ -11,17 +11,18 @@
 ///   n² steps: 30,000 keys take 23 seconds.
 ///
 /// So a file is refused, before it is parsed, when it is larger than ``maximumByteCount``, when
-/// it nests more than ``maximumNesting`` levels deep, or when it holds more than
-/// ``maximumEntryCount`` entries once its aliases are expanded.
+/// it nests more than ``maximumNesting`` levels deep, when it defines more than
+/// ``maximumAnchorCount`` anchors (which keeps the scan itself linear), or when it holds more
+/// than ``maximumEntryCount`` entries once its aliases are expanded.
 ///
 /// The count is an upper bound, made in one pass over the bytes without parsing: every `:`,
 /// `,`, `[`, `{` and `?` and every `- ` counts as an entry, in strings and comments too (so no
 /// mistake about where a string ends can hide one). An alias counts what its anchor's node
-/// counted. Where that node ends is judged by indentation (the first line after the anchor's
-/// line indented no deeper, outside strings, block scalars and brackets); an alias met before
-/// its anchor's node is judged complete counts everything from the anchor to the alias, and an
-/// anchor named twice counts as the larger of the two. JSON has no aliases; its strings are
-/// followed exactly.
+/// counted, and at least one. Where that node ends is judged by indentation (the first block
+/// line after the anchor's line indented no deeper, outside quoted, plain and block scalars and
+/// brackets); an alias met before its anchor's node is judged complete counts everything from
+/// the anchor to the alias, and an anchor named twice counts as the larger of the two. JSON has
+/// no aliases; its strings are followed exactly.
 enum ConfigFileCheck {
     /// The largest file read: a store configuration is a few hundred bytes.
     static let maximumByteCount = 1 << 20
@@ -44,6 +45,7 @@ enum ConfigFileCheck {
         return scan.problem()
     }
 
+    /// The reasons, as clauses following the file's name.
     static func tooManyEntries() -> String {
         "it holds more than \(maximumEntryCount) entries (keys and list items, with aliases expanded); a configuration file is refused beyond that, as parsing it would take too long or exhaust memory"
     }
