@@ -66,7 +66,7 @@ import Testing
             // long line.
             let url = directory.appendingPathComponent("Large.txt")
             let size = 64 << 20
-            FileManager.default.createFile(atPath: url.path, contents: Data("#PipeCSV|format=99\n".utf8))
+            try #require(FileManager.default.createFile(atPath: url.path, contents: Data("#PipeCSV|format=99\n".utf8)))
             let handle = try FileHandle(forWritingTo: url)
             try handle.seekToEnd()
             let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
