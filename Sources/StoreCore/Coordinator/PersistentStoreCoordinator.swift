@@ -97,7 +97,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Parameters:
     ///   - model: the current model.
     ///   - versions: the earlier versions of the model (an `.xcdatamodeld`'s versions, see
-    ///     ``ObjectModel/allVersions(ofModelAt:)``): automatic migration migrates a store
+    ///     ``ObjectModel/versions(ofModelAt:)``): automatic migration migrates a store
     ///     written with one of them, and refuses any other (134130). Including `model` itself
     ///     is harmless.
     ///   - registry: where store type names are looked up.
