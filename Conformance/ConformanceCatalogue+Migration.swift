@@ -59,7 +59,7 @@ extension ConformanceCatalogue {
             try stack.coordinator.remove(stack.store)
 
             let v2 = try ConformanceModels.libraryVersion2()
-            let coordinator = PersistentStoreCoordinator(model: v2, registry: env.registry)
+            let coordinator = PersistentStoreCoordinator(model: v2, versions: [try ConformanceModels.library()], registry: env.registry)
             let store = try coordinator.addPersistentStore(type: env.storeType, at: url, options: automaticMigration)
             try env.expect(v2.isConfiguration(nil, compatibleWithStoreMetadata: try coordinator.metadata(for: store)), "metadata of the migrated store fits the new model")
             try expectVersion2(env, ManagedObjectContext(coordinator: coordinator), ids: before)
@@ -67,6 +67,57 @@ extension ConformanceCatalogue {
             // Reopened without migration options: the file itself was migrated.
             let reopened = try env.openStack(v2, url: .some(url))
             try expectVersion2(env, reopened.context, ids: before)
+        },
+        ConformanceCase(
+            "automatic migration starts only from a supplied model version: a newer or foreign store gives 134130 and is unchanged",
+            behaviour: 54, area: .migration, requires: .persistent
+        ) { env in
+            let url = try requireURL(env)
+            let v1 = try ConformanceModels.library()
+            let v2 = try ConformanceModels.libraryVersion2()
+            // The newer release writes the store: objects with what v1 lacks.
+            let newer = try env.openStack(v2, url: .some(url), versions: [v1])
+            try insert(newer.context, "Author", ["key": "author-ada", "name": "Ada", "nickname": "Countess"])
+            try insert(newer.context, "Shelf", ["name": "top"])
+            try newer.context.save()
+            try newer.coordinator.remove(newer.store)
+            let original = try env.storeContents(at: url)
+
+            // The older release, which knows only v1, with automatic migration on: refused.
+            let downgrade = try env.expectError(.migrationMissingSourceModel, "adding a v2 store with v1 and automatic migration") {
+                _ = try env.openStack(v1, url: .some(url), options: automaticMigration)
+            }
+            try env.expect(downgrade.message.hasPrefix("Can't find model for source store"), "134130 message: \(downgrade.message)")
+            if url.isFileURL {
+                try env.expect(downgrade.message.contains(url.path), "the 134130 message names the store file: \(downgrade.message)")
+            }
+            let shelfHash = try require(v2.versionHash(ofEntity: "Shelf"), "Shelf's version hash").base64EncodedString()
+            try env.expect(downgrade.message.contains("Shelf \(shelfHash)"), "the 134130 message lists the store's version hashes: \(downgrade.message)")
+            try env.expectStoreUnchanged(at: url, original, "after the refused downgrade")
+
+            // Another program's store (a model sharing no version with the library's).
+            let foreign = try env.expectError(.migrationMissingSourceModel, "adding an org-chart store with the library model") {
+                _ = try env.openStack(try ConformanceModels.orgChart(), url: .some(url), options: automaticMigration, versions: [v1])
+            }
+            try env.expect(foreign.message.contains("none of the 1 supplied versions matches"), "the 134130 message: \(foreign.message)")
+            try env.expectStoreUnchanged(at: url, original, "after the refused foreign model")
+
+            // The newer release still opens its store with every object.
+            let reopened = try env.openStack(v2, url: .some(url))
+            try env.expectEqual(try reopened.count("Shelf"), 1, "shelves read by the newer release")
+            try env.expectEqual(try reopened.fetch("Author").first?.value(forKey: "nickname"), .string("Countess"), "a newer attribute kept")
+            try reopened.coordinator.remove(reopened.store)
+
+            // A tool's explicit opt-in migrates from the model the store keeps.
+            let older = try requireURL(env, "older")
+            let writer = try env.openStack(v1, url: .some(older))
+            try fillLibrary(writer.context)
+            try writer.context.save()
+            try writer.coordinator.remove(writer.store)
+            var optIn = automaticMigration
+            optIn[StoreOptionKey.migrateFromStoredModel] = true
+            let migrated = try env.openStack(v2, url: .some(older), options: optIn)
+            try env.expectEqual(try migrated.count("Label"), 3, "labels after a migration from the stored model")
         },
         ConformanceCase(
             "a migration that cannot be inferred or fails leaves the store intact", behaviour: 54, area: .migration, requires: .persistent
@@ -85,7 +136,7 @@ extension ConformanceCatalogue {
                 impossible[index].attributes.append(Attribute("isbn", .string, optional: false))
             }
             let error = try env.expectError(.migrationMissingMappingModel, "adding the store with an uninferable change") {
-                _ = try env.openStack(try ObjectModel(entities: impossible), url: .some(url), options: automaticMigration)
+                _ = try env.openStack(try ObjectModel(entities: impossible), url: .some(url), options: automaticMigration, versions: [v1])
             }
             try env.expect(error.message.contains("Book.isbn"), "the 134140 message names Book.isbn: \(error.message)")
             try env.expect(error.message.contains(url.path), "the 134140 message names the store file: \(error.message)")
@@ -149,8 +200,9 @@ extension ConformanceCatalogue {
             let summary = try first(stepped, "Book", where: "key", is: "book-0").value(forKey: "summary")
             try env.expectEqual(summary, .string("Notes (100 pages)"), "a value computed by the custom v2 → v3 step")
 
-            // Straight from v1 to v3 when the store is added, inferred from the model it keeps.
-            let automatic = try env.openStack(v3, url: .some(copy), options: automaticMigration)
+            // Straight from v1 to v3 when the store is added: v1 is among the versions supplied.
+            let automatic = try env.openStack(
+                v3, url: .some(copy), options: automaticMigration, versions: [v1, try ConformanceModels.libraryVersion2()])
             try expectVersion3(env, automatic.context, ids: before)
         },
     ]

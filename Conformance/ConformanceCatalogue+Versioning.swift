@@ -49,6 +49,42 @@ extension ConformanceCatalogue {
             let reopened = try env.openStack(try ConformanceModels.league(), url: url)
             try env.expectEqual(try reopened.count("Team"), 1, "teams when reopened with the original model")
         },
+        ConformanceCase(
+            "a store of version B opened with version A without migration options gives 134100 naming the file", behaviour: 53,
+            area: .migration, requires: .persistent,
+            faultHint: "metadata(forStoreAt:options:) (the version hashes are checked from it before load()/loadMetadata() parses objects)"
+        ) { env in
+            // Version B has what version A lacks, with values: an attribute and an entity, so a
+            // store type that parsed the objects before checking the hashes would fail on them.
+            let url = try requireURL(env)
+            let versionB = try ConformanceModels.leagueVersionB()
+            let stack = try env.openStack(versionB, url: url)
+            let player = try stack.context.insert(entityName: "Player")
+            try player.setValue("Ada", forKey: "firstName")
+            try player.setValue("Ace", forKey: "nickname")
+            try stack.context.insert(entityName: "Coach").setValue("Grace", forKey: "name")
+            try stack.context.save()
+            try stack.coordinator.remove(stack.store)
+            let before = try env.storeContents(at: url)
+
+            let error = try env.expectError(.persistentStoreIncompatibleVersionHash, "adding a version B store with version A") {
+                _ = try env.openStack(try ConformanceModels.league(), url: url)
+            }
+            try env.expect(
+                error.message.hasPrefix("The model used to open the store is incompatible with the one used to create the store"),
+                "134100 message: \(error.message)")
+            try env.expect(error.message.contains("Player") && error.message.contains("Coach"), "the message names Player and Coach: \(error.message)")
+            if url.isFileURL {
+                try env.expect(error.message.contains(url.path), "the message names the store file: \(error.message)")
+            }
+            try env.expect(error.fileURL != nil, "the error carries the store's URL")
+            try env.expect(
+                error.message.contains("automatic migration was not requested"), "the message says migration was not requested: \(error.message)")
+            try env.expectStoreUnchanged(at: url, before, "after the refused add")
+
+            let reopened = try env.openStack(versionB, url: url)
+            try env.expectEqual(try reopened.count("Coach"), 1, "coaches when reopened with version B")
+        },
     ]
 }
 
@@ -68,6 +104,14 @@ extension ConformanceEnvironment {
 }
 
 extension ConformanceModels {
+    /// League with what ``league()`` lacks: Player's `nickname` and a Coach entity (a later
+    /// model version for the versioning cases).
+    static func leagueVersionB() throws -> ObjectModel {
+        let coach = try ObjectModel { Entity("Coach") { Attribute("name", .string) } }.entities
+        let entities = try league(changingPlayer: { $0.attributes.append(Attribute("nickname", .string)) }).entities
+        return try ObjectModel(entities: entities + coach)
+    }
+
     /// League with an edit to Player (a changed model for the versioning cases).
     static func league(changingPlayer edit: (inout EntityDescription) -> Void) throws -> ObjectModel {
         var entities = try league().entities

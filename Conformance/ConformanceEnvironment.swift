@@ -49,11 +49,13 @@ public struct ConformanceEnvironment: Sendable {
         return directory.appendingPathComponent("\(name).\(storeType.lowercased())")
     }
 
-    /// A new coordinator for `model` with one store of the type under test added.
+    /// A new coordinator for `model` with one store of the type under test added; `versions`
+    /// are the earlier model versions automatic migration may start from.
     public func openStack(
-        _ model: ObjectModel, url: URL?? = nil, configuration: String? = nil, options: StoreOptions = [:]
+        _ model: ObjectModel, url: URL?? = nil, configuration: String? = nil, options: StoreOptions = [:],
+        versions: [ObjectModel] = []
     ) throws -> ConformanceStack {
-        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        let coordinator = PersistentStoreCoordinator(model: model, versions: versions, registry: registry)
         let storeURL = url ?? storeURL()
         let store = try coordinator.addPersistentStore(type: storeType, configuration: configuration, at: storeURL, options: options)
         return ConformanceStack(coordinator: coordinator, store: store, context: ManagedObjectContext(coordinator: coordinator))

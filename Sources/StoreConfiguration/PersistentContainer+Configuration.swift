@@ -18,7 +18,8 @@ extension PersistentContainer {
     /// ## Configuration keys
     /// - `name` (string): the container's name; the `name` argument is the default.
     /// - `model` (string): a model file (`.xcdatamodeld`, `.xcdatamodel`, `.json`); the
-    ///   `model` argument is the default.
+    ///   `model` argument is the default. An `.xcdatamodeld`'s versions are the ones automatic
+    ///   migration accepts a store from.
     /// - `folder` (string): where store files without a `path` go; default
     ///   `PersistentContainer.defaultDirectoryURL(name:environment:)`.
     /// - `store`: the one store's keys (see `StoreDescription(config:registry:)`);
@@ -45,15 +46,18 @@ extension PersistentContainer {
             throw StoreError(.coreData, "Missing configuration key \(keys.describe("name"))")
         }
         let resolvedModel: ObjectModel
+        var versions: [ObjectModel] = []
         if let path = try keys.string("model") {
-            resolvedModel = try ObjectModel(contentsOf: URL(fileURLWithPath: (path as NSString).expandingTildeInPath))
+            let modelURL = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+            resolvedModel = try ObjectModel(contentsOf: modelURL)
+            versions = try ObjectModel.versions(ofModelAt: modelURL)
         } else if let model {
             resolvedModel = model
         } else {
             _ = try keys.requiredString("model")
             throw StoreError(.coreData, "Missing configuration key \(keys.describe("model"))")
         }
-        self.init(name: name, model: resolvedModel, registry: registry)
+        self.init(name: name, model: resolvedModel, versions: versions, registry: registry)
         let folderPath = try keys.string("folder")
         let folder = {
             if let folderPath {

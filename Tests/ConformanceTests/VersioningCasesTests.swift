@@ -41,5 +41,5 @@ func versioningCasesOnAPersistentTestStore() {
         storeType: VersioningTestStore.storeType, registry: registry, cases: ConformanceCatalogue.versioning)
     #expect(report.failed == 0, "\(report.table)")
     #expect(report.skipped == 0, "\(report.table)")
-    #expect(report.passed == 3)
+    #expect(report.passed == 4)
 }

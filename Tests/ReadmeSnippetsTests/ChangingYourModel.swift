@@ -27,7 +27,7 @@ import Testing
         }
         Entity("Shelf") { Attribute("label", .string) }
     }
-    let second = PersistentStoreCoordinator(model: v2)
+    let second = PersistentStoreCoordinator(model: v2, versions: [v1])   // the versions it may migrate from
     try second.addPersistentStore(type: "SQLite", at: url, options: [
         StoreOptionKey.migrateAutomatically: true, StoreOptionKey.inferMappingModel: true,   // lightweight migration
     ])

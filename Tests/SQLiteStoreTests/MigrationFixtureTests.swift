@@ -52,7 +52,8 @@ struct MigrationFixtureTests {
         #expect(MigrationManager.sourceModel(forStoreMetadata: metadata, among: versions.keys.sorted().compactMap { versions[$0] }) == first)
         #expect(!newest.isConfiguration(nil, compatibleWithStoreMetadata: metadata))
 
-        let reader = PersistentStoreCoordinator(model: newest, registry: Self.registry())
+        // Automatic migration starts from the bundle's version whose hashes the store has.
+        let reader = PersistentStoreCoordinator(model: newest, versions: Array(versions.values), registry: Self.registry())
         let migrated = try reader.addPersistentStore(type: "SQLite", at: url, options: Self.automatic)
         #expect(newest.isConfiguration(nil, compatibleWithStoreMetadata: try reader.metadata(for: migrated)))
         let view = ManagedObjectContext(coordinator: reader)

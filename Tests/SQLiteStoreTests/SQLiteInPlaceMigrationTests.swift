@@ -95,7 +95,7 @@ import Testing
                 Entity("Animal") { Attribute("label", .string, renamingIdentifier: "name") }
                 Entity("Dog", parent: "Animal") { Attribute("breed", .string) }
             }
-            let coordinator = PersistentStoreCoordinator(model: v2, registry: Self.registry())
+            let coordinator = PersistentStoreCoordinator(model: v2, versions: [try Self.v1()], registry: Self.registry())
             try coordinator.addPersistentStore(type: "SQLite", at: url, options: Self.automatic)
             #expect(try Self.inode(url) == before)
             #expect(try Self.columns(url, "ZANIMAL") == ["Z_PK", "Z_ENT", "Z_OPT", "ZLABEL", "ZBREED"])

@@ -116,13 +116,25 @@ struct StoreVersionCheckTests {
         #expect(error.message.contains("automatic migration was not requested"))
         #expect(error.message.contains(url.path))
 
-        // Asking for automatic migration migrates the store (a new optional attribute).
-        let migrated = try coordinator.addPersistentStore(
+        // Asking for automatic migration with the model only: the store's version is not one
+        // the coordinator knows, so it is not migrated (134130) and stays as it was.
+        let unknown = try #require(throws: StoreError.self) {
+            try coordinator.addPersistentStore(
+                type: "JSONFileTest", at: url,
+                options: [StoreOptionKey.migrateAutomatically: true, StoreOptionKey.inferMappingModel: true])
+        }
+        #expect(unknown.code == .migrationMissingSourceModel)
+        #expect(try Data(contentsOf: url) == before)
+
+        // Given the version that wrote it, automatic migration migrates the store (a new optional attribute).
+        let upgrading = PersistentStoreCoordinator(
+            model: try Self.catalog(withPrice: true), versions: [try Self.catalog(withPrice: false)], registry: Self.registry())
+        let migrated = try upgrading.addPersistentStore(
             type: "JSONFileTest", at: url,
             options: [StoreOptionKey.migrateAutomatically: true, StoreOptionKey.inferMappingModel: true])
         #expect(try Data(contentsOf: url) != before)
-        let metadata = try coordinator.metadata(for: migrated)
-        #expect(coordinator.model.isConfiguration(nil, compatibleWithStoreMetadata: metadata))
+        let metadata = try upgrading.metadata(for: migrated)
+        #expect(upgrading.model.isConfiguration(nil, compatibleWithStoreMetadata: metadata))
     }
 
     @Test func newStoreIsFine() throws {

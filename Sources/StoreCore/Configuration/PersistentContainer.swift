@@ -12,7 +12,8 @@ import Foundation
 ///
 /// Stores are added with automatic migration and inferred mapping on, unless a description's
 /// options say otherwise (``StoreOptionKey/migrateAutomatically``,
-/// ``StoreOptionKey/inferMappingModel``).
+/// ``StoreOptionKey/inferMappingModel``). A store is migrated only from one of the model
+/// versions the container was given (`versions`, or an `.xcdatamodeld`'s), as in Core Data.
 ///
 /// Without descriptions, ``loadPersistentStores()`` adds one SQLite store at
 /// ``defaultDirectoryURL(name:environment:)``/`<name>.sqlite`. Set
@@ -37,18 +38,30 @@ public final class PersistentContainer {
     private var view: ManagedObjectContext?
 
     /// Creates a container for `model`; no store is added until ``loadPersistentStores()``.
-    public init(name: String, model: ObjectModel, registry: StoreRegistry = .shared) {
+    ///
+    /// `versions` are the earlier versions of the model the application knows: a store written
+    /// with one of them is migrated to `model` when it is added; a store written with any other
+    /// model (a newer release's, another program's) is refused with 134130 and left untouched
+    /// (see ``PersistentStoreCoordinator/modelVersions``).
+    ///
+    /// ```swift
+    /// let container = PersistentContainer(name: "League", model: v3, versions: [v1, v2])
+    /// ```
+    public init(name: String, model: ObjectModel, versions: [ObjectModel] = [], registry: StoreRegistry = .shared) {
         self.name = name
         self.managedObjectModel = model
-        self.persistentStoreCoordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        self.persistentStoreCoordinator = PersistentStoreCoordinator(model: model, versions: versions, registry: registry)
         self.persistentStoreDescriptions = []
     }
 
     /// Creates a container with the model read from a file: an Xcode `.xcdatamodeld` bundle
-    /// (its current version), an `.xcdatamodel` folder or a JSON model (see
+    /// (its current version, and every version as ``PersistentStoreCoordinator/modelVersions``,
+    /// the sources automatic migration accepts), an `.xcdatamodel` folder or a JSON model (see
     /// ``ObjectModel/init(contentsOf:)``).
     public convenience init(name: String, modelURL: URL, registry: StoreRegistry = .shared) throws {
-        self.init(name: name, model: try ObjectModel(contentsOf: modelURL), registry: registry)
+        let model = try ObjectModel(contentsOf: modelURL)
+        let versions = try ObjectModel.versions(ofModelAt: modelURL)
+        self.init(name: name, model: model, versions: versions, registry: registry)
     }
 
     /// The context for the container's own isolation domain (Core Data's main-queue context),

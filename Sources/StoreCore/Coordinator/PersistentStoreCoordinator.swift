@@ -21,6 +21,11 @@ import Synchronization
 public final class PersistentStoreCoordinator: Sendable {
     /// The model every store of this coordinator uses.
     public let model: ObjectModel
+    /// The earlier versions of ``model`` the application knows: the only models automatic
+    /// migration takes a store from (Core Data's rule, `docs/migration.md`). A store written
+    /// with any other model, a newer one or another program's, is refused with 134130 and left
+    /// untouched, unless its options allow ``StoreOptionKey/migrateFromStoredModel``.
+    public let modelVersions: [ObjectModel]
     /// Where store type names are looked up.
     public let registry: StoreRegistry
     let state: Locked<State>
@@ -84,8 +89,21 @@ public final class PersistentStoreCoordinator: Sendable {
     static let compiledFetchCapacity = 256
 
     /// Creates a coordinator for a model; add stores next.
-    public init(model: ObjectModel, registry: StoreRegistry = .shared) {
+    ///
+    /// ```swift
+    /// let coordinator = PersistentStoreCoordinator(model: v3, versions: [v1, v2])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - model: the current model.
+    ///   - versions: the earlier versions of the model (an `.xcdatamodeld`'s versions, see
+    ///     ``ObjectModel/versions(ofModelAt:)``): automatic migration migrates a store
+    ///     written with one of them, and refuses any other (134130). Including `model` itself
+    ///     is harmless.
+    ///   - registry: where store type names are looked up.
+    public init(model: ObjectModel, versions: [ObjectModel] = [], registry: StoreRegistry = .shared) {
         self.model = model
+        self.modelVersions = versions
         self.registry = registry
         self.state = Locked(State())
         self.uniqueness = UniquenessCheck(model: model)
@@ -178,7 +196,10 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   - options: store options (``StoreOptionKey``).
     /// - Returns: the handle that names the store from now on.
     /// - Throws: 134100 when the store's metadata does not fit the model (see
-    ///   ``ModelCompatibility``); the store is then not added and its file is not written.
+    ///   ``ModelCompatibility``) and no migration was requested; 134130 when automatic
+    ///   migration was requested and the store was written with a model that is neither the
+    ///   model nor one of ``modelVersions``. The store is then not added and its file is not
+    ///   written.
     @discardableResult
     public func addPersistentStore(
         type: String, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = [:]
@@ -191,6 +212,7 @@ public final class PersistentStoreCoordinator: Sendable {
             throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
         }
         let model = self.model
+        let versions = modelVersions
         return try state.withLock { state in
             if let url, state.slots.contains(where: { $0.handle.url?.standardizedFileURL == url.standardizedFileURL }) {
                 throw StoreError(
@@ -200,7 +222,7 @@ public final class PersistentStoreCoordinator: Sendable {
             // Checks the store against the model; migrates it first when the options ask for it
             // (Migration/PersistentStoreCoordinator+Migration.swift).
             let store = try Self.openStore(
-                storeClass, model: model, configuration: configuration, url: url, options: options)
+                storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options)
             return try attach(store, type: type, state: &state)
         }
     }

@@ -8,10 +8,14 @@ extension PersistentStoreCoordinator {
     /// coordinator. A 134100 error reads the same for every store type: the entities that
     /// differ, the store file, and whether automatic migration was requested.
     static func openStore(
-        _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL?, options: StoreOptions
+        _ storeClass: any PersistentStore.Type, model: ObjectModel, versions: [ObjectModel] = [], configuration: String?,
+        url: URL?, options: StoreOptions
     ) throws -> any PersistentStore {
         do {
-            if let url { try migrateIfNeeded(storeClass, model: model, configuration: configuration, url: url, options: options) }
+            if let url {
+                try checkBeforeOpening(
+                    storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options)
+            }
             let store = try storeClass.init(model: model, configurationName: configuration, url: url, options: options)
             try StoreTransfer.load(store)
             try ModelCompatibility.verify(store)
@@ -21,15 +25,21 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// Automatic (lightweight) migration: when the options ask for it and the store's metadata
-    /// shows another model, the store is migrated with a mapping inferred from the model its
-    /// metadata keeps (``MigrationManager``) before it is opened. Stores whose metadata keeps no
-    /// model, read-only stores and stores compared only structurally (written by Core Data) are
-    /// left to the ordinary check.
-    static func migrateIfNeeded(
-        _ storeClass: any PersistentStore.Type, model: ObjectModel, configuration: String?, url: URL, options: StoreOptions
+    /// The check made from the store's metadata alone (the store type's `metadata(forStoreAt:options:)`),
+    /// before the store object reads its file: with automatic migration (and a writable store)
+    /// a store of another model version is migrated (`migrateAutomatically`); without it, an
+    /// atomic store of another model version fails with 134100 here, before its `load()` parses
+    /// objects the model cannot hold, so every store type gives the same error. (An incremental
+    /// store reads only its metadata before the coordinator's check, ``ModelCompatibility/verify(_:)``,
+    /// so it needs no earlier look.) Stores without version hashes, stores Core Data wrote
+    /// (compared structurally after loading), stores whose metadata cannot be read this way and
+    /// files of another type are left to the ordinary open, which reports them.
+    static func checkBeforeOpening(
+        _ storeClass: any PersistentStore.Type, model: ObjectModel, versions: [ObjectModel], configuration: String?, url: URL,
+        options: StoreOptions
     ) throws {
-        guard options[StoreOptionKey.migrateAutomatically]?.boolValue == true, !storeClass.isReadOnly(options: options),
+        let migrates = options[StoreOptionKey.migrateAutomatically]?.boolValue == true && !storeClass.isReadOnly(options: options)
+        guard migrates || storeClass is AtomicStore.Type,
             (try? storeExists(storeClass, at: url, options: options)) == true,
             let metadata = try? storeClass.metadata(forStoreAt: url, options: options)
         else { return }
@@ -38,17 +48,53 @@ extension PersistentStoreCoordinator {
             model: model, configuration: configuration, storeMetadata: metadata,
             strict: options[StoreOptionKey.strictVersionChecking]?.boolValue ?? false)
         guard !check.isCompatible, check.method == .versionHashes else { return }
+        guard migrates else {
+            if let error = check.error(storeURL: url) { throw error }
+            return
+        }
+        try migrateAutomatically(
+            storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options,
+            metadata: metadata, check: check)
+    }
+
+    /// Automatic (lightweight) migration, Core Data's rule: the source model is the one of
+    /// `versions` whose version hashes match the store's metadata
+    /// (``MigrationManager/sourceModel(forStoreMetadata:among:configuration:)``); the model the
+    /// metadata keeps is used only with ``StoreOptionKey/migrateFromStoredModel``. A store
+    /// written with any other model (a newer release's, another program's) is refused with
+    /// 134130 before anything is written. The mapping is inferred from the source to `model`
+    /// and applied by ``MigrationManager``.
+    static func migrateAutomatically(
+        _ storeClass: any PersistentStore.Type, model: ObjectModel, versions: [ObjectModel], configuration: String?, url: URL,
+        options: StoreOptions, metadata: StoreMetadata, check: ModelCompatibility
+    ) throws {
         let differing = check.differences.map(\.description).joined(separator: ", ")
-        guard let sourceModel = ModelCompatibility.storedModel(in: metadata) else {
+        let type = storeClass.storeType
+        let sourceModel: ObjectModel
+        if let known = MigrationManager.sourceModel(forStoreMetadata: metadata, among: versions, configuration: configuration) {
+            sourceModel = known
+        } else if options[StoreOptionKey.migrateFromStoredModel]?.boolValue == true {
+            guard let stored = ModelCompatibility.storedModel(in: metadata) else {
+                throw StoreError(
+                    .migrationMissingSourceModel,
+                    "Can't find model for source store: the \(type) store at \(url.path) needs migration (entities that differ: \(differing)) but its metadata keeps no model and no supplied model version has its version hashes (\(versionHashSummary(metadata))); automatic migration was requested and the store is unchanged",
+                    fileURL: url)
+            }
+            sourceModel = stored
+        } else {
             throw StoreError(
                 .migrationMissingSourceModel,
-                "The \(storeClass.storeType) store at \(url.path) needs migration (entities that differ: \(differing)) but its metadata keeps no model; migrate it with MigrationManager and the model that wrote it; automatic migration was requested",
+                "Can't find model for source store: the \(type) store at \(url.path) was written with a model version the application does not supply (store version hashes: \(versionHashSummary(metadata))); "
+                    + "entities that differ from the current model: \(differing); \(versions.isEmpty ? "no earlier version was supplied" : "none of the \(versions.count) supplied versions matches"). "
+                    + "A store written by a newer release or by another program is never migrated; supply the versions the store may have been written with "
+                    + "(PersistentStoreCoordinator(model:versions:), PersistentContainer(name:model:versions:) or an .xcdatamodeld), "
+                    + "or set \(StoreOptionKey.migrateFromStoredModel) to migrate from the model the store keeps; automatic migration was requested and the store is unchanged",
                 fileURL: url)
         }
         guard options[StoreOptionKey.inferMappingModel]?.boolValue == true else {
             throw StoreError(
                 .migrationMissingMappingModel,
-                "The \(storeClass.storeType) store at \(url.path) needs migration (entities that differ: \(differing)) and no mapping model is inferred without \(StoreOptionKey.inferMappingModel); automatic migration was requested",
+                "The \(type) store at \(url.path) needs migration (entities that differ: \(differing)) and no mapping model is inferred without \(StoreOptionKey.inferMappingModel); automatic migration was requested",
                 fileURL: url)
         }
         do {
@@ -62,6 +108,12 @@ extension PersistentStoreCoordinator {
             error.message += "; automatic migration was requested and the store is unchanged"
             throw error
         }
+    }
+
+    /// The store's version hashes as `Entity <base64>`, sorted by entity, for messages.
+    static func versionHashSummary(_ metadata: StoreMetadata) -> String {
+        guard let hashes = ModelCompatibility.versionHashes(in: metadata), !hashes.isEmpty else { return "none" }
+        return hashes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.base64EncodedString())" }.joined(separator: ", ")
     }
 
     // MARK: Copying a store
@@ -132,7 +184,7 @@ extension PersistentStoreCoordinator {
                 let added: any PersistentStore
                 if url != nil && destinationClass.capabilities.contains(.persistent) {
                     added = try Self.openStore(
-                        destinationClass, model: model, configuration: source.configurationName, url: url, options: options)
+                        destinationClass, model: model, versions: modelVersions, configuration: source.configurationName, url: url, options: options)
                 } else {
                     added = destination
                 }

@@ -71,6 +71,17 @@ extension ObjectModel {
         return [url.deletingPathExtension().lastPathComponent: try ObjectModel(contentsOf: url)]
     }
 
+    /// Every version of the Xcode model bundle at `url` in version order ("Model 2" before
+    /// "Model 10"), the current one included; a single `.xcdatamodel` or JSON file gives its one
+    /// model. What a ``PersistentContainer`` made from a model file passes as its versions.
+    public static func versions(ofModelAt url: URL) throws -> [ObjectModel] {
+        if url.pathExtension.lowercased() == "xcdatamodeld" {
+            let bundle = try XcodeModelBundle(contentsOf: url)
+            return try bundle.versionNames.map { try bundle.model(version: $0) }
+        }
+        return [try ObjectModel(contentsOf: url)]
+    }
+
     /// Writes the model as JSON (``jsonData()``) to `url`, atomically.
     public func writeJSON(to url: URL) throws {
         do {

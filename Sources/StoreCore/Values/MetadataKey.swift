@@ -30,6 +30,13 @@ public enum StoreOptionKey {
     public static let migrateAutomatically = "NSMigratePersistentStoresAutomaticallyOption"
     /// `true`: infer the mapping model for automatic migration (`NSInferMappingModelAutomaticallyOption`).
     public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
+    /// `true`: automatic migration may take its source model from the store's own metadata
+    /// (`PersistentStores.ModelJSON`) when it is not one of the coordinator's
+    /// ``PersistentStoreCoordinator/modelVersions``. For tools that migrate any store they are
+    /// pointed at (`storectl`); never on by default: an application's older release would
+    /// migrate a newer release's store down, and a store of another program would lose what
+    /// the model lacks.
+    public static let migrateFromStoredModel = "PersistentStores.MigrateFromStoredModel"
     /// `true`: compare Core Data's version hashes strictly even for stores Core Data wrote.
     public static let strictVersionChecking = "PersistentStores.StrictVersionChecking"
     /// `true`: record persistent history (``HistoryTransaction``s) in stores that can
