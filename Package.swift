@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -7,6 +8,8 @@ let package = Package(
     products: [
         .library(name: "PersistentStores", targets: ["PersistentStores"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
+        // `@Model` classes and the SwiftData-shaped façade; re-exports PersistentStores.
+        .library(name: "PersistentModels", targets: ["PersistentModels"]),
         .library(name: "Conformance", targets: ["Conformance"]),
         // The PostgreSQL store alone, for applications that use StoreCore without the umbrella.
         .library(name: "PostgreSQLStore", targets: ["PostgreSQLStore"]),
@@ -21,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
         // `swift package generate-documentation` (DocC); no target depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The `@Model` macros' compiler plugin only; no library target links it.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // System libraries. Each is found through pkg-config; the providers tell SwiftPM which
@@ -57,6 +62,15 @@ let package = Package(
                 "StoreCore", "InMemoryStore", "SQLiteStore", "AtomicBinaryStore", "XMLStore",
                 "PipeCSVStore", "PostgreSQLStore", "StoreConfiguration",
             ]),
+        // The compiler plugin of `@Model` and its companions (runs in the compiler, on swift-syntax).
+        .macro(
+            name: "PersistentModelsMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]),
+        // `@Model` classes, `ModelContainer`/`ModelContext`/`FetchDescriptor`; re-exports the umbrella.
+        .target(name: "PersistentModels", dependencies: ["PersistentStores", "PersistentModelsMacros"]),
         .target(name: "Conformance", dependencies: ["StoreCore"], path: "Conformance"),
         .executableTarget(
             name: "storectl",
@@ -108,6 +122,9 @@ let package = Package(
         .testTarget(
             name: "StoreCtlTests",
             dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport", "CSQLite"]),
+        // The macros' expansions and diagnostics are tested through the compiler (a test that
+        // depends on the macro target itself makes SwiftPM build every test target twice).
+        .testTarget(name: "PersistentModelsTests", dependencies: ["PersistentModels", "StoreTestSupport"]),
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(
             name: "ReadmeSnippetsTests",

@@ -307,17 +307,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         // The context itself, not a copy of its model: an attribute needs no model.
         guard let context = managedObjectContext else { throw detached() }
         if let slot = layout.attributeSlot(of: key), slot < layout.attributes.count {
-            // The type alone, not a copy of the whole description (names, rules, user info).
-            let type = layout.attributes[slot].type
-            guard let coerced = type.coerce(value) else {
-                throw StoreError(
-                    .managedObjectValidation,
-                    "\(entity.name).\(key) expects a value of type \(type.rawValue), not the \(value.typeName) \(value)",
-                    objectIDs: [objectID], entityName: entity.name, propertyName: key)
-            }
-            willAccessValues()
-            setSlotValue(coerced, slot)
-            didChange(key)
+            try setAttribute(value, atSlot: slot, key: key)
             return
         }
         if let relationship = context.coordinator.model.relationship(key, of: entity.name) {
@@ -340,6 +330,22 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             return
         }
         throw unknownKey(key)
+    }
+
+    /// Sets the attribute of a slot of a compiled layout: the value must fit its type (1550
+    /// otherwise, as ``setValue(_:forKey:)``).
+    private final func setAttribute(_ value: StoreValue, atSlot slot: Int, key: String) throws {
+        // The type alone, not a copy of the whole description (names, rules, user info).
+        let type = layout.attributes[slot].type
+        guard let coerced = type.coerce(value) else {
+            throw StoreError(
+                .managedObjectValidation,
+                "\(entity.name).\(key) expects a value of type \(type.rawValue), not the \(value.typeName) \(value)",
+                objectIDs: [objectID], entityName: entity.name, propertyName: key)
+        }
+        willAccessValues()
+        setSlotValue(coerced, slot)
+        didChange(key)
     }
 
     /// Sets an attribute from a Swift value (nil clears it).
@@ -376,7 +382,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         deferringErrors { try setValue(value, forKey: key) }
     }
 
-    final func deferringErrors(_ body: () throws -> Void) {
+    /// Runs `body`; an error it throws is kept by the context and thrown by its next save.
+    package final func deferringErrors(_ body: () throws -> Void) {
         do {
             try body()
         } catch let error as StoreError {
@@ -509,6 +516,46 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         values = committedValues
     }
 
+    // MARK: Model instances
+
+    /// The `@Model` instance standing for this object (PersistentModels), held weakly: the
+    /// instance holds the object, and a fetch finds the same instance again while it lives.
+    package final var modelInstance: AnyObject? {
+        get { extras?.modelInstance }
+        set {
+            if extras == nil && newValue == nil { return }
+            madeExtras().modelInstance = newValue
+        }
+    }
+
+    /// The value of an attribute slot of the object's layout, filling a fault first (`.null`
+    /// for an empty slot or a fault that cannot be filled): ``value(forKey:)`` without the
+    /// name lookup.
+    package final func attributeValue(atSlot slot: Int) -> StoreValue {
+        willAccessValues()
+        return slotValue(slot)
+    }
+
+    /// Sets an attribute slot of the object's compiled layout: ``setValue(_:forKey:)`` without
+    /// the name lookup (the same checks, the same errors).
+    package final func setValue(_ value: StoreValue, atAttributeSlot slot: Int) throws {
+        guard managedObjectContext != nil else { throw detached() }
+        guard slot >= 0, slot < layout.attributes.count else {
+            throw StoreError(
+                .managedObjectValidation, "\(entity.name) has no attribute slot \(slot)", objectIDs: [objectID],
+                entityName: entity.name)
+        }
+        try setAttribute(value, atSlot: slot, key: layout.attributeNames[slot])
+    }
+
+    /// The destination of a to-one value slot, filling a fault first: ``object(forKey:)``
+    /// without the name lookup.
+    package final func toOneObject(atValueSlot slot: Int) -> ManagedObject? {
+        willAccessValues()
+        guard slot >= layout.attributeCount, slot < layout.valueCount else { return nil }
+        return toOneObject(atSlot: slot)
+    }
+
     // MARK: Slots
 
     /// The value in a value slot (`.null` for a fault or an empty slot).
@@ -608,6 +655,8 @@ final class ManagedObjectExtras {
     var fetchedValues: [String: [ManagedObject]] = [:]
     /// The committed snapshot's to-many slots, when its layout has any (nil: none loaded).
     var committedToManys: [[ObjectID]?]?
+    /// See ``ManagedObject/modelInstance``.
+    weak var modelInstance: AnyObject?
     /// The committed snapshot's version when the object's ``ManagedObject/version`` moved on
     /// without it (``ManagedObject/setVersion(keepingCommitted:)``); nil when they are equal.
     var committedVersion: Int64?

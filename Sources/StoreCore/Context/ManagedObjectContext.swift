@@ -90,6 +90,12 @@ public final class ManagedObjectContext {
     /// Errors of non-throwing typed setters, thrown by the next save.
     var deferredErrors: [StoreError] = []
 
+    /// Keeps an error of a non-throwing operation (a typed setter, a model inserted by
+    /// PersistentModels) for the next ``save()`` to throw.
+    package func deferError(_ error: StoreError) {
+        deferredErrors.append(error)
+    }
+
     /// Creates a context on a coordinator.
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator

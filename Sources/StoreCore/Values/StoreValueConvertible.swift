@@ -73,6 +73,68 @@ extension Int16: StoreValueConvertible {
     }
 }
 
+extension Int8: StoreValueConvertible {
+    /// `.int(Int64(self))`.
+    public var storeValue: StoreValue { .int(Int64(self)) }
+    /// The integer of an `.int` that fits.
+    public init?(storeValue: StoreValue) {
+        guard case .int(let v) = storeValue, let x = Int8(exactly: v) else { return nil }
+        self = x
+    }
+}
+
+extension UInt8: StoreValueConvertible {
+    /// `.int(Int64(self))`.
+    public var storeValue: StoreValue { .int(Int64(self)) }
+    /// The integer of an `.int` that fits.
+    public init?(storeValue: StoreValue) {
+        guard case .int(let v) = storeValue, let x = UInt8(exactly: v) else { return nil }
+        self = x
+    }
+}
+
+extension UInt16: StoreValueConvertible {
+    /// `.int(Int64(self))`.
+    public var storeValue: StoreValue { .int(Int64(self)) }
+    /// The integer of an `.int` that fits.
+    public init?(storeValue: StoreValue) {
+        guard case .int(let v) = storeValue, let x = UInt16(exactly: v) else { return nil }
+        self = x
+    }
+}
+
+extension UInt32: StoreValueConvertible {
+    /// `.int(Int64(self))`.
+    public var storeValue: StoreValue { .int(Int64(self)) }
+    /// The integer of an `.int` that fits.
+    public init?(storeValue: StoreValue) {
+        guard case .int(let v) = storeValue, let x = UInt32(exactly: v) else { return nil }
+        self = x
+    }
+}
+
+extension UInt64: StoreValueConvertible {
+    /// `.int` when the value fits an `Int64`; above `Int64.max`, a `.decimal` of it, which no
+    /// integer attribute accepts (setting it fails with 1550 rather than storing another number).
+    public var storeValue: StoreValue { Int64(exactly: self).map(StoreValue.int) ?? .decimal(Decimal(self)) }
+    /// The integer of an `.int` that fits.
+    public init?(storeValue: StoreValue) {
+        guard case .int(let v) = storeValue, let x = UInt64(exactly: v) else { return nil }
+        self = x
+    }
+}
+
+extension UInt: StoreValueConvertible {
+    /// `.int` when the value fits an `Int64`; above `Int64.max`, a `.decimal` of it, which no
+    /// integer attribute accepts (setting it fails with 1550 rather than storing another number).
+    public var storeValue: StoreValue { Int64(exactly: self).map(StoreValue.int) ?? .decimal(Decimal(self)) }
+    /// The integer of an `.int` that fits.
+    public init?(storeValue: StoreValue) {
+        guard case .int(let v) = storeValue, let x = UInt(exactly: v) else { return nil }
+        self = x
+    }
+}
+
 extension Double: StoreValueConvertible {
     /// `.double(self)`.
     public var storeValue: StoreValue { .double(self) }

@@ -1,0 +1,222 @@
+/// Where a `@Model` object's values live. Before the object is inserted into a context they
+/// are kept here, by property index; ``ModelContext/insert(_:)`` moves them into a new
+/// ``ManagedObject`` of the context, and from then on the generated accessors read and write
+/// that object's slots (resolved once per entity layout: no name lookup per access for
+/// attributes and to-ones; to-manys go through the relationship by name, as the object keeps
+/// them).
+///
+/// The managed object holds its model instance weakly (``ManagedObject``'s `modelInstance`),
+/// so a fetch returns the same instance while the application holds it, and a model instance
+/// let go is made again, from the same object, on the next fetch. Setters cannot throw (they
+/// are property setters): a value the attribute cannot hold, or a relationship to an object of
+/// another context, is kept by the context and thrown by its next save, as with ``Field``.
+public final class ModelBackingData {
+    /// The class's entity schema.
+    public let schema: ModelEntitySchema
+    /// The managed object the values live in, once the object was inserted or fetched.
+    public private(set) var managedObject: ManagedObject?
+    /// The managed object's context, held strongly: a model object keeps its context alive
+    /// while the application holds it (a managed object holds its context weakly).
+    private var context: ManagedObjectContext?
+    /// For each property index, its slot in the managed object's layout (-1: not in the layout).
+    private var slots: [Int] = []
+    /// The values before insertion, by property index (empty until the first is set).
+    private var local: [LocalValue] = []
+
+    /// A property's value before insertion.
+    private enum LocalValue {
+        case unset
+        case value(any StoreValueConvertible)
+        case toOne((any PersistentModel)?)
+        case toMany([any PersistentModel])
+    }
+
+    /// The backing data of a new object of `type`, holding its values until it is inserted.
+    public init<Model: PersistentModel>(for type: Model.Type) {
+        self.schema = Model.persistentEntitySchema
+    }
+
+    /// The backing data of an object read from a store.
+    init(schema: ModelEntitySchema, managedObject: ManagedObject) {
+        self.schema = schema
+        attach(managedObject)
+    }
+
+    private func attach(_ object: ManagedObject) {
+        managedObject = object
+        context = object.managedObjectContext
+        slots = schema.slots(in: object.layout)
+    }
+
+    private func setLocal(_ value: LocalValue, at index: Int) {
+        if local.isEmpty { local = Array(repeating: .unset, count: schema.properties.count) }
+        guard index >= 0, index < local.count else { return }
+        local[index] = value
+    }
+
+    // MARK: Attributes
+
+    /// A non-optional attribute's value (its fallback when the object holds none).
+    public func attributeValue<Value: PersistentAttributeValue>(at index: Int, as type: Value.Type) -> Value {
+        optionalAttributeValue(at: index, as: Value.self) ?? Value.persistentFallbackValue
+    }
+
+    /// An optional attribute's value.
+    public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
+        if let object = managedObject {
+            let slot = slots[index]
+            return slot < 0 ? nil : Value(storeValue: object.attributeValue(atSlot: slot))
+        }
+        guard index < local.count, case .value(let value) = local[index] else { return nil }
+        return value as? Value
+    }
+
+    /// Sets an attribute (`nil` of an optional clears it).
+    public func setAttributeValue<Value: StoreValueConvertible>(_ value: Value, at index: Int) {
+        guard let object = managedObject else {
+            setLocal(.value(value), at: index)
+            return
+        }
+        let slot = slots[index]
+        object.deferringErrors {
+            guard slot >= 0 else { throw missingProperty(at: index, of: object) }
+            try object.setValue(value.storeValue, atAttributeSlot: slot)
+        }
+    }
+
+    // MARK: Relationships
+
+    /// A to-one relationship's destination.
+    public func toOne<Destination: PersistentModel>(at index: Int, as type: Destination.Type) -> Destination? {
+        if let object = managedObject {
+            let slot = slots[index]
+            guard slot >= 0, let destination = object.toOneObject(atValueSlot: slot) else { return nil }
+            return Self.model(for: destination, as: Destination.self)
+        }
+        guard index < local.count, case .toOne(let destination) = local[index] else { return nil }
+        return destination as? Destination
+    }
+
+    /// Sets a to-one relationship (the inverse follows once the object is in a context); a
+    /// destination not in a context yet is inserted into this object's context.
+    public func setToOne<Destination: PersistentModel>(_ destination: Destination?, at index: Int) {
+        guard let object = managedObject else {
+            setLocal(.toOne(destination), at: index)
+            return
+        }
+        let name = schema.properties[index].name
+        object.deferringErrors {
+            let target = try destination.map { try Self.managedObject(for: $0, besides: object) }
+            try object.setObject(target, forKey: name)
+        }
+    }
+
+    /// A to-many relationship's destinations.
+    public func toMany<Destination: PersistentModel>(at index: Int, as type: Destination.Type) -> [Destination] {
+        if let object = managedObject {
+            return object.objects(forKey: schema.properties[index].name).compactMap {
+                Self.model(for: $0, as: Destination.self)
+            }
+        }
+        guard index < local.count, case .toMany(let destinations) = local[index] else { return [] }
+        return destinations.compactMap { $0 as? Destination }
+    }
+
+    /// Replaces a to-many relationship's destinations (inverses follow once the object is in a
+    /// context); destinations not in a context yet are inserted into this object's context.
+    public func setToMany<Destination: PersistentModel>(_ destinations: [Destination], at index: Int) {
+        guard let object = managedObject else {
+            setLocal(.toMany(destinations), at: index)
+            return
+        }
+        let name = schema.properties[index].name
+        object.deferringErrors {
+            let targets = try destinations.map { try Self.managedObject(for: $0, besides: object) }
+            try object.setObjects(targets, forKey: name)
+        }
+    }
+
+    // MARK: Objects and model instances
+
+    /// The model instance of a managed object: the one that stands for it already, or a new
+    /// one (nil when the object is of another entity than `Model`'s).
+    static func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type) -> Model? {
+        if let existing = object.modelInstance { return existing as? Model }
+        let schema = Model.persistentEntitySchema
+        guard object.layout.entityName == schema.entityName else { return nil }
+        let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object))
+        object.modelInstance = model
+        return model
+    }
+
+    /// The managed object of a model that is to be related to `object`: its own, or a new one
+    /// in `object`'s context when it was not inserted yet.
+    private static func managedObject(for model: any PersistentModel, besides object: ManagedObject) throws -> ManagedObject {
+        if let existing = model.persistentBackingData.managedObject { return existing }
+        guard let context = object.managedObjectContext else {
+            throw StoreError(
+                .managedObjectReferentialIntegrity,
+                "\(object.entity.name) \(object.objectID) is not registered in a context",
+                objectIDs: [object.objectID], entityName: object.entity.name)
+        }
+        return try insert(model, into: context)
+    }
+
+    /// Inserts a model object into a context: a new managed object of its entity takes the
+    /// values set so far, and the objects its relationships point at are inserted too (unless
+    /// they already are). An object already in this context is returned as it is; one in
+    /// another context is an error (133010).
+    @discardableResult
+    static func insert(_ model: any PersistentModel, into context: ManagedObjectContext) throws -> ManagedObject {
+        let backing = model.persistentBackingData
+        if let existing = backing.managedObject {
+            guard existing.managedObjectContext === context else {
+                throw StoreError(
+                    .managedObjectExternalRelationship,
+                    "\(backing.schema.className) \(existing.objectID) belongs to another context; insert it there, "
+                        + "or fetch it in this one by its ID",
+                    objectIDs: [existing.objectID], entityName: backing.schema.entityName)
+            }
+            return existing
+        }
+        let object = try context.insert(entityName: backing.schema.entityName)
+        let values = backing.local
+        backing.local = []
+        backing.attach(object)
+        object.modelInstance = model
+        // A value that cannot be set fails the next save (the object is inserted, with the
+        // values that could be set, so the caller can correct it or roll back).
+        for (index, property) in backing.schema.properties.enumerated() where index < values.count {
+            object.deferringErrors {
+                switch values[index] {
+                case .unset:
+                    break
+                case .value(let value):
+                    let slot = backing.slots[index]
+                    guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }
+                    try object.setValue(value.storeValue, atAttributeSlot: slot)
+                case .toOne(let destination):
+                    // Set only when given: the inverse of an object inserted with this one may
+                    // have set it already.
+                    guard let destination else { break }
+                    try object.setObject(try insert(destination, into: context), forKey: property.name)
+                case .toMany(let destinations):
+                    // Added, not replaced, for the same reason.
+                    for destination in destinations {
+                        try object.addObject(try insert(destination, into: context), toKey: property.name)
+                    }
+                }
+            }
+        }
+        return object
+    }
+
+    /// The error for a property the managed object's model does not have.
+    private func missingProperty(at index: Int, of object: ManagedObject) -> StoreError {
+        let name = index < schema.properties.count ? schema.properties[index].name : "#\(index)"
+        return StoreError(
+            .managedObjectValidation,
+            "\(schema.className).\(name) is not a property of the entity \(object.entity.name) in the context's model",
+            objectIDs: [object.objectID], entityName: object.entity.name, propertyName: name)
+    }
+}

@@ -1,0 +1,36 @@
+/// A class persisted by the framework (SwiftData's `PersistentModel`); `@Model` adds the
+/// conformance and every requirement.
+///
+/// A model object is not a ``ManagedObject`` subclass (a macro cannot add a superclass, and
+/// a model is made with its own initializer before any context exists): it holds
+/// ``ModelBackingData``, which keeps its values until ``ModelContext/insert(_:)`` and then
+/// reads and writes the slots of a managed object in that context.
+public protocol PersistentModel: AnyObject, Hashable, SendableMetatype {
+    /// The entity derived from the class's stored properties.
+    static var persistentEntitySchema: ModelEntitySchema { get }
+    /// The name of the persisted property a key path of this class reaches; nil for any
+    /// other key path (sort descriptors are translated with it).
+    static func persistentPropertyName(for keyPath: AnyKeyPath) -> String?
+    /// The object's backing data.
+    var persistentBackingData: ModelBackingData { get }
+    /// An instance standing for an object read from a store.
+    init(backingData: ModelBackingData)
+}
+
+extension PersistentModel {
+    /// Identity: a model object equals only itself.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The object's ID in its context: temporary until the first save, permanent after; nil
+    /// before it is inserted.
+    public var persistentObjectID: ObjectID? { persistentBackingData.managedObject?.objectID }
+
+    /// Whether the object was inserted into a context and has unsaved changes there.
+    public var hasChanges: Bool { persistentBackingData.managedObject?.hasChanges ?? false }
+
+    /// Whether the object was deleted in its context (and not saved yet).
+    public var isDeleted: Bool { persistentBackingData.managedObject?.isDeleted ?? false }
+}

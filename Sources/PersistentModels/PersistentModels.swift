@@ -1,0 +1,48 @@
+@_exported import PersistentStores
+
+// The macros of `@Model` classes. Their implementations are in the PersistentModelsMacros
+// compiler plugin; docs/swift-models.md shows what each derives.
+
+/// Makes a class a persistent model (SwiftData's `@Model`): its stored properties become the
+/// attributes and relationships of an entity named after the class, and read and write the
+/// object's values in its context once it is inserted.
+///
+/// ```swift
+/// @Model final class Trip {
+///     @Attribute(.unique) var name: String
+///     var start: Date
+///     var budget: Decimal?
+///     @Relationship(deleteRule: .cascade, inverse: \Stay.trip) var stays: [Stay] = []
+///     init(name: String, start: Date) { self.name = name; self.start = start }
+/// }
+/// ```
+@attached(
+    member, names: named(_$backingData), named(persistentBackingData), named(persistentEntitySchema),
+    named(init(backingData:)), named(persistentPropertyName(for:)))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel)
+public macro Model() = #externalMacro(module: "PersistentModelsMacros", type: "ModelMacro")
+
+/// Put on each persisted property by `@Model`; not written by hand.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(`_$`))
+public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "PersistentModelsMacros", type: "PersistedPropertyMacro")
+
+/// Options of a `@Model` attribute: `@Attribute(.unique)`, `@Attribute(originalName: "old")`
+/// (the renaming identifier lightweight migration uses), `hashModifier:` (the version hash
+/// modifier).
+@attached(peer)
+public macro Attribute(_ options: AttributeOption..., originalName: String? = nil, hashModifier: String? = nil) =
+    #externalMacro(module: "PersistentModelsMacros", type: "PropertyMarkerMacro")
+
+/// Options of a `@Model` relationship: its delete rule, its inverse (a key path to the
+/// property of the destination class), counts, `originalName:` and `hashModifier:`.
+@attached(peer)
+public macro Relationship(
+    deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+    originalName: String? = nil, inverse: AnyKeyPath? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "PersistentModelsMacros", type: "PropertyMarkerMacro")
+
+/// A stored property of a `@Model` class that is not persisted (it needs an initial value).
+@attached(peer)
+public macro Transient() = #externalMacro(module: "PersistentModelsMacros", type: "PropertyMarkerMacro")

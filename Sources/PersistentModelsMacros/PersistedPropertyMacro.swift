@@ -1,0 +1,67 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@_PersistedProperty(index)`, which `@Model` puts on each persisted property: turns the
+/// stored property into accessors over the object's backing data, reading and writing the
+/// property by its index in the entity schema (never by name), and adds the empty marker
+/// property that lets the compiler check the class's initializers set it.
+struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    static func expansion(
+        of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            case .persistent(let property) = ModelProperty.analyze(variable),
+            let index = index(of: node)
+        else { return [] }
+        let marker = "_$\(property.name)"
+        let initialize: String
+        let get: String
+        let set: String
+        switch property.kind {
+        case .attribute(let swiftType, _, let optional):
+            initialize = "_$backingData.setAttributeValue(initialValue, at: \(index))"
+            get = optional
+                ? "_$backingData.optionalAttributeValue(at: \(index), as: \(swiftType).self)"
+                : "_$backingData.attributeValue(at: \(index), as: \(swiftType).self)"
+            set = "_$backingData.setAttributeValue(newValue, at: \(index))"
+        case .toOne(let destination):
+            initialize = "_$backingData.setToOne(initialValue, at: \(index))"
+            get = "_$backingData.toOne(at: \(index), as: \(destination).self)"
+            set = "_$backingData.setToOne(newValue, at: \(index))"
+        case .toMany(let destination, let optionalArray):
+            let suffix = optionalArray ? " ?? []" : ""
+            initialize = "_$backingData.setToMany(initialValue\(suffix), at: \(index))"
+            get = "_$backingData.toMany(at: \(index), as: \(destination).self)"
+            set = "_$backingData.setToMany(newValue\(suffix), at: \(index))"
+        }
+        return [
+            """
+            @storageRestrictions(accesses: _$backingData, initializes: \(raw: marker))
+            init(initialValue) {
+                \(raw: initialize)
+                \(raw: marker) = PersistentModels._ModelPropertyMarker()
+            }
+            """,
+            "get { \(raw: get) }",
+            "set { \(raw: set) }",
+        ]
+    }
+
+    static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            case .persistent(let property) = ModelProperty.analyze(variable)
+        else { return [] }
+        return ["private var _$\(raw: property.name): PersistentModels._ModelPropertyMarker"]
+    }
+
+    /// The property index the attribute carries.
+    private static func index(of node: AttributeSyntax) -> Int? {
+        guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression else { return nil }
+        return Int(argument.trimmedDescription)
+    }
+}
