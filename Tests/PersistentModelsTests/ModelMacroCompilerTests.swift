@@ -1,0 +1,130 @@
+import Foundation
+import StoreTestSupport
+import Testing
+
+/// The `@Model` macros as the compiler runs them: a file is type-checked by `swiftc` with this
+/// package's macro plugin and modules, and its expansions and diagnostics (with their
+/// fix-its) are read from the compiler's output. (A test target that depends on the macro
+/// target itself would make SwiftPM build every test target a second time, for the host.)
+@Suite struct ModelMacroCompilerTests {
+    /// The compiler's output for `source` (saved as `Models.swift`), with `extraArguments`.
+    private func typecheck(_ source: String, extraArguments: [String] = []) throws -> String {
+        let plugin = try #require(
+            builtExecutable(named: "PersistentModelsMacros-tool"), "the macro plugin is built beside the tests")
+        let buildFolder = plugin.deletingLastPathComponent().resolvingSymlinksInPath()
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        // The C modules the imported modules were built with: this package's system libraries
+        // and the dependencies' own module maps.
+        var moduleMaps = ["CSQLite", "CLibXML2", "CZlib", "CLibPQ"].map {
+            packageRoot.appendingPathComponent("Sources/\($0)/module.modulemap").path
+        }
+        let checkouts = buildFolder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("checkouts")
+        if let files = FileManager.default.enumerator(atPath: checkouts.path) {
+            for case let file as String in files where file.hasSuffix("module.modulemap") {
+                moduleMaps.append(checkouts.appendingPathComponent(file).path)
+            }
+        }
+        return try withTemporaryDirectory { folder in
+            let file = folder.appendingPathComponent("Models.swift")
+            try source.write(to: file, atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments =
+                ["swiftc", "-typecheck", "-diagnostic-style=llvm", file.path,
+                 "-I", buildFolder.appendingPathComponent("Modules").path,
+                 "-load-plugin-executable", "\(plugin.path)#PersistentModelsMacros",
+                 "-Xcc", "-I/usr/include/libxml2", "-Xcc", "-I/usr/include/postgresql"]
+                + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + extraArguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            process.currentDirectoryURL = folder
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    @Test func unsupportedPropertiesAreCompileErrorsWithFixIts() throws {
+        let output = try typecheck(
+            """
+            import PersistentModels
+
+            @Model
+            final class Bad {
+                var place: Place
+                var tags: [String]
+                var count = 0
+                let id: String
+                var maybe: Int!
+                @Transient var cache: [String: Int]
+                var ok: String = ""
+                init() {}
+            }
+            final class Place {}
+            """)
+        let expected: [(position: String, message: String, fixIt: String?)] = [
+            ("5:16", "'Place' is not a supported attribute type of a @Model class", "Place?"),
+            ("6:15", "'[String]' is not a supported type for a property of a @Model class: arrays of String are not supported yet", nil),
+            ("7:9", "persisted property 'count' needs an explicit type", "count: Int = 0"),
+            ("8:5", "persisted property 'id' must be a 'var'", "var"),
+            ("9:16", "implicitly unwrapped optionals are not supported in a @Model class", "Int?"),
+            ("10:20", "@Transient property 'cache' needs an initial value", nil),
+        ]
+        for diagnostic in expected {
+            #expect(output.contains("Models.swift:\(diagnostic.position): error: \(diagnostic.message)"), "\(output)")
+            if let fixIt = diagnostic.fixIt {
+                // The LLVM style prints a fix-it's replacement under the note's caret line.
+                let note = output.range(of: "Models.swift:\(diagnostic.position): note:")
+                let after = note.map { String(output[$0.upperBound...].prefix(400)) } ?? ""
+                #expect(after.split(separator: "\n").dropFirst(3).first?.trimmingCharacters(in: .whitespaces) == fixIt, "\(after)")
+            }
+        }
+        #expect(!output.contains("Models.swift:11:"), "a supported property is not diagnosed")
+    }
+
+    @Test func expandsPropertiesIntoAccessorsBySlotIndex() throws {
+        let output = try typecheck(
+            """
+            import PersistentModels
+
+            @Model final class Pin {
+                @Attribute(.unique, originalName: "title") var label: String
+                var weight: Double? = 1.5
+                @Relationship(deleteRule: .cascade, inverse: \\Tag.pin) var tags: [Tag] = []
+                @Transient var seen = 0
+                var summary: String { label }
+                init(label: String) { self.label = label }
+            }
+
+            @Model final class Tag {
+                var pin: Pin?
+                init() {}
+            }
+            """, extraArguments: ["-Xfrontend", "-dump-macro-expansions"])
+        #expect(!output.contains("error:"), "\(output)")
+        for expansion in [
+            #".attribute("label", .string, optional: false, unique: true, originalName: "title")"#,
+            #".attribute("weight", .double, optional: true, defaultValue: (1.5 as Double).storeValue)"#,
+            #".relationship("tags", to: Tag.self, toMany: true, deleteRule: .cascade, inverse: "pin", inverseDeclaredOn: Tag.self)"#,
+            #".relationship("pin", to: Pin.self, toMany: false, deleteRule: .nullify)"#,
+            "@_PersistedProperty(0)", "@_PersistedProperty(1)", "@_PersistedProperty(2)",
+            "_$backingData.attributeValue(at: 0, as: String.self)",
+            "_$backingData.optionalAttributeValue(at: 1, as: Double.self)",
+            "_$backingData.toMany(at: 2, as: Tag.self)",
+            "_$backingData.setToOne(newValue, at: 0)",
+            "@storageRestrictions(accesses: _$backingData, initializes: _$label)",
+            "private var _$weight: PersistentModels._ModelPropertyMarker",
+            #"case \Pin.tags:"#,
+            "extension Pin: PersistentModels.PersistentModel",
+        ] {
+            #expect(output.contains(expansion), "missing: \(expansion)")
+        }
+        // Transient and computed properties are left alone.
+        #expect(!output.contains("\"seen\""))
+        #expect(!output.contains("\"summary\""))
+        #expect(!output.contains("@_PersistedProperty(3)"))
+    }
+}
