@@ -13,7 +13,7 @@ import Foundation
 /// Sort descriptors are translated into the framework's sort keys by the property names the
 /// macro recorded, so they sort in the store (in SQL on SQLite). A key path that is not a
 /// persisted property of the class, and a string comparator other than the default or
-/// `.lexical`, fail at fetch with a ``StoreError`` naming it. Predicates are not supported yet.
+/// `.lexical`, fail at fetch with a `StoreError` naming it. Predicates are not supported yet.
 public struct FetchDescriptor<T: PersistentModel> {
     /// The sort order, first descriptor first.
     public var sortBy: [SortDescriptor<T>]

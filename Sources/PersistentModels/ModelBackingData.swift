@@ -1,15 +1,15 @@
 /// Where a `@Model` object's values live. Before the object is inserted into a context they
 /// are kept here, by property index; ``ModelContext/insert(_:)`` moves them into a new
-/// ``ManagedObject`` of the context, and from then on the generated accessors read and write
+/// `ManagedObject` of the context, and from then on the generated accessors read and write
 /// that object's slots (resolved once per entity layout: no name lookup per access for
 /// attributes and to-ones; to-manys go through the relationship by name, as the object keeps
 /// them).
 ///
-/// The managed object holds its model instance weakly (``ManagedObject``'s `modelInstance`),
+/// The managed object holds its model instance weakly (`ManagedObject`'s `modelInstance`),
 /// so a fetch returns the same instance while the application holds it, and a model instance
 /// let go is made again, from the same object, on the next fetch. Setters cannot throw (they
 /// are property setters): a value the attribute cannot hold, or a relationship to an object of
-/// another context, is kept by the context and thrown by its next save, as with ``Field``.
+/// another context, is kept by the context and thrown by its next save, as with `Field`.
 public final class ModelBackingData {
     /// The class's entity schema.
     public let schema: ModelEntitySchema

@@ -21,11 +21,11 @@ public struct ModelConfiguration: Sendable, Hashable {
     public var isStoredInMemoryOnly: Bool { storeType == "InMemory" }
     /// Whether contexts may save to the store (false opens it read-only).
     public let allowsSave: Bool
-    /// Further store options (``StoreOptionKey``, a store type's own keys).
+    /// Further store options (`StoreOptionKey`, a store type's own keys).
     public let options: StoreOptions
 
     /// A store in memory (an InMemory store) or in the default file: SQLite at
-    /// `<default folder>/<name>.store` (``PersistentContainer/defaultDirectoryURL(name:environment:)``).
+    /// `<default folder>/<name>.store` (`PersistentContainer.defaultDirectoryURL(name:)`).
     public init(_ name: String? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
         self.name = name ?? "default"
         self.storeType = isStoredInMemoryOnly ? "InMemory" : "SQLite"

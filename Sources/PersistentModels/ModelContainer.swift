@@ -1,6 +1,6 @@
 /// The model of `@Model` classes and the stores that hold their objects (SwiftData's
-/// `ModelContainer`), over a ``PersistentStoreCoordinator``: one object graph, which
-/// ``ModelContext`` and ``ManagedObjectContext`` both work on.
+/// `ModelContainer`), over a `PersistentStoreCoordinator`: one object graph, which
+/// ``ModelContext`` and `ManagedObjectContext` both work on.
 ///
 /// ```swift
 /// let container = try ModelContainer(for: Trip.self, Accommodation.self,
@@ -8,10 +8,10 @@
 /// let context = ModelContext(container)
 /// ```
 ///
-/// The stores are added as a ``PersistentContainer`` adds them: with automatic migration and
+/// The stores are added as a `PersistentContainer` adds them: with automatic migration and
 /// inferred mapping, and nothing left behind by a store that fails to open.
 public final class ModelContainer: Sendable {
-    /// The model built from the classes (``ObjectModel/init(for:)-(PersistentModel.Type...)``).
+    /// The model built from the classes (`ObjectModel(for:)`).
     public let objectModel: ObjectModel
     /// The coordinator of the container's stores.
     public let coordinator: PersistentStoreCoordinator

@@ -1,5 +1,5 @@
 /// Inserts, fetches, changes and deletes `@Model` objects, then saves them (SwiftData's
-/// `ModelContext`), over a ``ManagedObjectContext`` of the container's coordinator.
+/// `ModelContext`), over a `ManagedObjectContext` of the container's coordinator.
 ///
 /// ```swift
 /// let context = ModelContext(container)
@@ -16,7 +16,7 @@
 public final class ModelContext {
     /// The container the context works on.
     public let container: ModelContainer
-    /// The managed object context underneath: the same objects, by name (``ManagedObject``).
+    /// The managed object context underneath: the same objects, by name (`ManagedObject`).
     public let managedObjectContext: ManagedObjectContext
 
     /// A new context on a container.

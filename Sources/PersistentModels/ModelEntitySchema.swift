@@ -3,7 +3,7 @@ import Synchronization
 /// The entity of a `@Model` class, as the macro derived it from the stored properties: the
 /// entity name (the class name) and the persisted properties in declaration order. Each
 /// property's index in ``properties`` is the one the generated accessors use; the slot of a
-/// property in a model's ``EntityLayout`` is resolved once per layout (``slots(in:)``), so no
+/// property in a model's `EntityLayout` is resolved once per layout (``slots(in:)``), so no
 /// access looks a name up.
 public final class ModelEntitySchema: Sendable {
     /// The class name, which is the entity name.

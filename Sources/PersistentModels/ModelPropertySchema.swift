@@ -1,6 +1,6 @@
 /// One persisted property of a `@Model` class as the macro derived it: an attribute (its
 /// description) or a relationship (whose destination entity and inverse are resolved when a
-/// model is built from the classes, ``ObjectModel/init(for:)``).
+/// model is built from the classes, `ObjectModel(for:)`).
 public struct ModelPropertySchema: Sendable {
     /// What the property is.
     public enum Kind: Sendable {

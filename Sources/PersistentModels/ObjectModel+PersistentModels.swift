@@ -16,7 +16,7 @@ extension ObjectModel {
         try self.init(for: types)
     }
 
-    /// The model of `@Model` classes; see ``init(for:)-(PersistentModel.Type...)``.
+    /// The model of `@Model` classes; see `init(for:)`.
     public init(for types: [any PersistentModel.Type]) throws {
         let classes = try ModelClassSet(types)
         try self.init(entities: classes.types.map { try classes.entity(of: $0) })

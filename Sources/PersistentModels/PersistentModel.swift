@@ -1,7 +1,7 @@
 /// A class persisted by the framework (SwiftData's `PersistentModel`); `@Model` adds the
 /// conformance and every requirement.
 ///
-/// A model object is not a ``ManagedObject`` subclass (a macro cannot add a superclass, and
+/// A model object is not a `ManagedObject` subclass (a macro cannot add a superclass, and
 /// a model is made with its own initializer before any context exists): it holds
 /// ``ModelBackingData``, which keeps its values until ``ModelContext/insert(_:)`` and then
 /// reads and writes the slots of a managed object in that context.
