@@ -12,7 +12,7 @@ swift test --skip-build
 swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders|PostgreSQLConcurrentReads"
 bash scripts/fuzz.sh --regressions
 # This package's own modules only: the dependencies' catalogs are theirs to keep.
-documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PostgreSQLStore PersistentStores
+documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PostgreSQLStore PersistentStores PersistentModels
     Conformance StoreConfiguration JSONFileStore DirectoryStore)
 targets=()
 for target in "${documented[@]}"; do targets+=(--target "$target"); done
