@@ -1,19 +1,9 @@
 #!/usr/bin/env bash
-# Builds everything and runs the whole test suite, then runs the concurrency stress case
-# (behaviour #63) and the concurrent-readers suites (SQLite's and PostgreSQL's read pools) again
-# under Thread Sanitizer in its own build folder, then runs every fuzz harness of Fuzz/ once over its seeds and regression inputs (no
-# fuzzing; docs/reliability.md), then builds the DocC documentation of this package's modules,
-# treating DocC warnings (such as broken symbol links) as errors.
+# The README's test command: builds everything once (debug) and runs the whole test suite.
+# The extra checks CI adds after it (Thread Sanitizer, the fuzz regression inputs, DocC) are in
+# scripts/ci-checks.sh; `.ci/run` runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh --tests
 swift build --build-tests
 swift test --skip-build
-swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders|PostgreSQLConcurrentReads"
-bash scripts/fuzz.sh --regressions
-# This package's own modules only: the dependencies' catalogs are theirs to keep.
-documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PostgreSQLStore PersistentStores PersistentModels
-    Conformance StoreConfiguration JSONFileStore DirectoryStore)
-targets=()
-for target in "${documented[@]}"; do targets+=(--target "$target"); done
-swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"

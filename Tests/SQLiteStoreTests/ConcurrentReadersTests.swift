@@ -7,7 +7,7 @@ import Testing
 
 /// Fetches from different contexts run beside each other and beside saves on an SQLite store in
 /// WAL mode (a pool of read connections); saves stay serialised. CI runs this suite under Thread
-/// Sanitizer too (`scripts/test.sh`).
+/// Sanitizer too (`scripts/ci-checks.sh`).
 @Suite("ConcurrentReaders")
 struct ConcurrentReadersTests {
     static func model() throws -> ObjectModel {

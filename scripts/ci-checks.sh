@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The checks CI runs after the test command (scripts/test.sh), each in builds of its own:
+# - the concurrency stress case (behaviour #63) and the concurrent-readers suites (SQLite's and
+#   PostgreSQL's read pools) again under Thread Sanitizer, in their own build folder;
+# - every fuzz harness of Fuzz/ once over its seeds and regression inputs (no fuzzing;
+#   docs/reliability.md);
+# - the DocC documentation of this package's modules, treating DocC warnings (such as broken
+#   symbol links) as errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh --tests
+swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStress|ConcurrentReaders|PostgreSQLConcurrentReads"
+bash scripts/fuzz.sh --regressions
+# This package's own modules only: the dependencies' catalogs are theirs to keep.
+documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PostgreSQLStore PersistentStores PersistentModels
+    Conformance StoreConfiguration JSONFileStore DirectoryStore)
+targets=()
+for target in "${documented[@]}"; do targets+=(--target "$target"); done
+swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"
