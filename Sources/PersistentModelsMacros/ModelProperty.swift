@@ -230,16 +230,7 @@ struct ModelProperty {
                             ]),
                     ]))
         }
-        if let element = arrayElement(of: type) {
-            switch valueTypeName(of: element) {
-            case .some(let name) where attributeTypes[name] != nil:
-                return .rejected(unsupported(type, because: "arrays of \(name) are not supported yet"))
-            case .some:
-                return .kind(.toMany(destination: element.trimmedDescription, optionalArray: false))
-            case .none:
-                return .rejected(unsupported(type, because: "its elements are not a @Model class"))
-            }
-        }
+        if let element = arrayElement(of: type) { return classifyArray(of: element, whole: type, optionalArray: false) }
         switch valueTypeName(of: type) {
         case .some(let name) where attributeTypes[name] != nil:
             return .kind(.attribute(swiftType: type.trimmedDescription, attributeType: attributeTypes[name] ?? "", optional: false))
@@ -265,16 +256,7 @@ struct ModelProperty {
     }
 
     private static func classifyOptional(wrapped: TypeSyntax, whole: TypeSyntax) -> Classification {
-        if let element = arrayElement(of: wrapped) {
-            switch valueTypeName(of: element) {
-            case .some(let name) where attributeTypes[name] != nil:
-                return .rejected(unsupported(whole, because: "arrays of \(name) are not supported yet"))
-            case .some:
-                return .kind(.toMany(destination: element.trimmedDescription, optionalArray: true))
-            case .none:
-                return .rejected(unsupported(whole, because: "its elements are not a @Model class"))
-            }
-        }
+        if let element = arrayElement(of: wrapped) { return classifyArray(of: element, whole: whole, optionalArray: true) }
         switch valueTypeName(of: wrapped) {
         case .some(let name) where attributeTypes[name] != nil:
             return .kind(.attribute(swiftType: wrapped.trimmedDescription, attributeType: attributeTypes[name] ?? "", optional: true))
@@ -282,6 +264,19 @@ struct ModelProperty {
             return .kind(.toOne(destination: wrapped.trimmedDescription))
         case .none:
             return .rejected(unsupported(whole, because: "it is not a named type"))
+        }
+    }
+
+    /// An array property (`whole`, optional or not) of `element`s: a to-many relationship when
+    /// the elements are `@Model` classes.
+    private static func classifyArray(of element: TypeSyntax, whole: TypeSyntax, optionalArray: Bool) -> Classification {
+        switch valueTypeName(of: element) {
+        case .some(let name) where attributeTypes[name] != nil:
+            return .rejected(unsupported(whole, because: "arrays of \(name) are not supported yet"))
+        case .some:
+            return .kind(.toMany(destination: element.trimmedDescription, optionalArray: optionalArray))
+        case .none:
+            return .rejected(unsupported(whole, because: "its elements are not a @Model class"))
         }
     }
 

@@ -45,16 +45,11 @@ import Testing
 
     /// What `crash-saver load-within <extra> PipeCSV <url>` printed.
     static func loadWithin(extra: Int, url: URL, saver: URL) throws -> String {
-        let process = Process()
-        process.executableURL = saver
-        process.arguments = ["load-within", String(extra), "PipeCSV", url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let child = try ChildProcess(saver, ["load-within", String(extra), "PipeCSV", url.path])
+        var text = ""
+        while let line = child.nextLine() { text += line + "\n" }
+        let process = child.process
         process.waitUntilExit()
-        let text = String(decoding: printed, as: UTF8.self)
         return process.terminationReason == .uncaughtSignal ? text + "(killed by signal \(process.terminationStatus))" : text
     }
 

@@ -9,54 +9,18 @@ import Testing
 /// checks every object. The child does the store work, so one test covers every file type.
 @Suite("Migration killed half-way", .enabled(if: CrashTestHarness.saver != nil, "the crash-saver executable was not found beside the tests"))
 struct MigrationKillTests {
-    /// A child process and its output lines.
-    final class Child {
-        let process = Process()
-        private let handle: FileHandle
-        private var buffer: [UInt8] = []
-
-        init(_ arguments: [String], saver: URL) throws {
-            process.executableURL = saver
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            handle = output.fileHandleForReading
-            try process.run()
-        }
-
-        /// The next line of output; nil at its end.
-        func line() -> String? {
-            while true {
-                if let newline = buffer.firstIndex(of: 0x0A) {
-                    defer { buffer.removeSubrange(...newline) }
-                    return String(decoding: buffer[..<newline], as: UTF8.self)
-                }
-                let chunk = handle.availableData
-                if chunk.isEmpty { return nil }
-                buffer += chunk
-            }
-        }
-
-        func kill() {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            while line() != nil {}
-        }
-    }
-
     @Test(arguments: ["SQLite", "Binary", "XML", "PipeCSV"])
     func killedMigrationLeavesOneCompleteVersion(type: String) throws {
         let saver = try #require(CrashTestHarness.saver)
         try withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("store.\(type.lowercased())")
-            let writer = try Child(["run", type, url.path, "0", "0"], saver: saver)
+            let writer = try ChildProcess(saver, ["run", type, url.path, "0", "0"])
             var saved = ""
-            while let line = writer.line(), !line.hasPrefix("saved 3") { saved = line }
+            while let line = writer.nextLine(), !line.hasPrefix("saved 3") { saved = line }
             writer.kill()
             #expect(!saved.hasPrefix("error"), "\(saved)")
-            let first = try Child(["verify-migrated", type, url.path], saver: saver)
-            let start = first.line() ?? "(no output)"
+            let first = try ChildProcess(saver, ["verify-migrated", type, url.path])
+            let start = first.nextLine() ?? "(no output)"
             first.process.waitUntilExit()
             #expect(start.hasPrefix("verified "), "\(start)")
             let generation = start.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
@@ -64,15 +28,15 @@ struct MigrationKillTests {
             var generator = SystemRandomNumberGenerator()
             var versions: Set<String> = []
             for kill in 0..<CrashTestHarness.kills(standard: 6) {
-                let child = try Child(["migrate", type, url.path], saver: saver)
+                let child = try ChildProcess(saver, ["migrate", type, url.path])
                 for _ in 0..<Int.random(in: 0...3, using: &generator) {
-                    guard let line = child.line(), line.hasPrefix("migrated ") else { break }
+                    guard let line = child.nextLine(), line.hasPrefix("migrated ") else { break }
                 }
                 usleep(UInt32.random(in: 0..<3000, using: &generator))  // the kill moment, not a wait for a condition
                 child.kill()
                 #expect(child.process.terminationReason == .uncaughtSignal, "kill \(kill): the child ended on its own")
-                let check = try Child(["verify-migrated", type, url.path], saver: saver)
-                let result = check.line() ?? "(no output)"
+                let check = try ChildProcess(saver, ["verify-migrated", type, url.path])
+                let result = check.nextLine() ?? "(no output)"
                 check.process.waitUntilExit()
                 #expect(result.hasPrefix("verified \(generation) "), "after kill \(kill): \(result)")
                 #expect(check.process.terminationStatus == 0, "after kill \(kill): exit status \(check.process.terminationStatus)")

@@ -55,8 +55,8 @@ public enum CrashTestHarness {
         var highest: Int64 = 0
         var generator = SystemRandomNumberGenerator()
         for kill in 0..<kills {
-            let child = try ChildRun("run", type: storeType, url: url, lowest: lowest, highest: highest, saver: saver)
-            let loaded = child.lines.next() ?? "(no output)"
+            let child = try ChildProcess(saver, ["run", storeType, url.path, String(lowest), String(highest)])
+            let loaded = child.nextLine() ?? "(no output)"
             guard loaded.hasPrefix("loaded "), let generation = Int64(loaded.dropFirst("loaded ".count)) else {
                 child.process.terminate()
                 child.process.waitUntilExit()
@@ -77,14 +77,14 @@ public enum CrashTestHarness {
             }
             // A random moment: after 0–2 acknowledged saves, plus up to 4 ms into the next one.
             for _ in 0..<Int.random(in: 0...2, using: &generator) {
-                guard let line = child.lines.next(), line.hasPrefix("saved ") else { break }
+                guard let line = child.nextLine(), line.hasPrefix("saved ") else { break }
                 saved = Int64(line.dropFirst("saved ".count)) ?? saved
             }
             usleep(UInt32.random(in: 0..<4000, using: &generator))  // the kill moment, not a wait for a condition
             Foundation.kill(child.process.processIdentifier, SIGKILL)
             child.process.waitUntilExit()
             // Saves acknowledged before the kill count too.
-            while let line = child.lines.next() {
+            while let line = child.nextLine() {
                 if line.hasPrefix("saved "), let value = Int64(line.dropFirst("saved ".count)) { saved = value }
             }
             if child.process.terminationReason != .uncaughtSignal {
@@ -96,8 +96,8 @@ public enum CrashTestHarness {
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             if leftovers.contains(where: { $0.hasPrefix(".\(fileName).tmp-") }) { report.killedDuringWrite += 1 }
         }
-        let verify = try ChildRun("verify", type: storeType, url: url, lowest: lowest, highest: highest, saver: saver)
-        let result = verify.lines.next() ?? "(no output)"
+        let verify = try ChildProcess(saver, ["verify", storeType, url.path, String(lowest), String(highest)])
+        let result = verify.nextLine() ?? "(no output)"
         verify.process.waitUntilExit()
         if !result.hasPrefix("loaded ") { report.problems.append("final load: \(result)") }
         if verify.process.terminationStatus != 0 {
@@ -169,23 +169,6 @@ final class LineReader {
             }
             buffer += chunk
         }
-    }
-}
-
-/// One run of the child process.
-struct ChildRun {
-    let process: Process
-    let lines: LineReader
-
-    init(_ mode: String, type: String, url: URL, lowest: Int64, highest: Int64, saver: URL) throws {
-        process = Process()
-        process.executableURL = saver
-        process.arguments = [mode, type, url.path, String(lowest), String(highest)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        lines = LineReader(output.fileHandleForReading)
     }
 }
 

@@ -236,29 +236,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Reverses ``escape(_:)``: `%XX` bytes decoded as UTF-8, exactly (Foundation's
     /// `removingPercentEncoding` drops a leading U+FEFF); nil for malformed escapes or UTF-8.
-    static func unescape(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
+    static func unescape(_ text: Substring) -> String? { PercentEncoding.decode(text) }
 
     /// Percent-escapes everything but unreserved ASCII.
     static func escape(_ text: String) -> String {

@@ -123,15 +123,9 @@ public struct ConnectionURI: Sendable {
                 parameters.append((name, value))
             }
         }
-        self.scheme = scheme
-        self.user = user
-        self.password = password
-        self.hosts = hosts
-        self.ports = ports
-        self.database = database
-        self.parameters = parameters
-        self.text = text
-        self.writtenSecrets = written
+        self.init(
+            scheme: scheme, user: user, password: password, hosts: hosts, ports: ports, database: database,
+            parameters: parameters, text: text, writtenSecrets: written)
     }
 
     /// Whether `text` starts like a connection URI of one of `schemes` (`scheme://`, the scheme
@@ -233,6 +227,20 @@ public struct ConnectionURI: Sendable {
         scheme: String, user: String?, password: String?, hosts: [String], ports: [String], database: String?,
         parameters: [(name: String, value: String)]
     ) {
+        self.init(
+            scheme: scheme, user: user, password: password, hosts: hosts, ports: ports, database: database,
+            parameters: parameters,
+            text: Self.carrierURL(
+                scheme: scheme, user: user, password: password, hosts: hosts, ports: ports, database: database,
+                parameters: parameters
+            ).absoluteString,
+            writtenSecrets: [])
+    }
+
+    private init(
+        scheme: String, user: String?, password: String?, hosts: [String], ports: [String], database: String?,
+        parameters: [(name: String, value: String)], text: String, writtenSecrets: [String]
+    ) {
         self.scheme = scheme
         self.user = user
         self.password = password
@@ -240,8 +248,8 @@ public struct ConnectionURI: Sendable {
         self.ports = ports
         self.database = database
         self.parameters = parameters
-        self.writtenSecrets = []
-        self.text = Self.carrierURL(scheme: scheme, user: user, password: password, hosts: hosts, ports: ports, database: database, parameters: parameters).absoluteString
+        self.text = text
+        self.writtenSecrets = writtenSecrets
     }
 
     /// Letters, digits and `-._~`: what stays unencoded in a carrier URL.
@@ -289,28 +297,6 @@ public struct ConnectionURI: Sendable {
     /// `text` with `%XX` escapes decoded as UTF-8 (`+` stays `+`, as in libpq); nil for a
     /// broken escape, `%00`, or bytes that are not UTF-8.
     private static func percentDecoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            let value = high << 4 | low
-            guard value != 0 else { return nil }
-            bytes.append(value)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        text.contains("%") ? PercentEncoding.decode(text, allowingZero: false) : String(text)
     }
 }
