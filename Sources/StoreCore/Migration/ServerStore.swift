@@ -28,3 +28,13 @@ extension PersistentStoreCoordinator {
         return MigrationManager.storeExists(at: url)
     }
 }
+
+extension PersistentStoreCoordinator {
+    /// Whether a store of a registered type is at `url`: a non-empty file or a folder, or,
+    /// for a ``ServerStore``, what the server says. Throws 134000 for an unknown type.
+    public static func persistentStoreExists(
+        type: String, at url: URL, options: StoreOptions = [:], registry: StoreRegistry = .shared
+    ) throws -> Bool {
+        try storeExists(registry.requireStoreType(named: type), at: url, options: options)
+    }
+}
