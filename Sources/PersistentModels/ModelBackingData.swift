@@ -22,6 +22,8 @@ public final class ModelBackingData {
     private var slots: [Int] = []
     /// The values before insertion, by property index (empty until the first is set).
     private var local: [LocalValue] = []
+    /// The temporary ID an object not inserted yet is identified by (`persistentModelID`).
+    private(set) lazy var unattachedObjectID = ObjectID.temporary(entityName: schema.entityName)
 
     /// A property's value before insertion.
     private enum LocalValue {

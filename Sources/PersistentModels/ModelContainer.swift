@@ -24,6 +24,8 @@ public final class ModelContainer: Sendable {
     public let coordinator: PersistentStoreCoordinator
     /// The configurations the stores were added from, in order.
     public let configurations: [ModelConfiguration]
+    /// The main context, once ``mainContext`` made it.
+    let mainContextBox = MainContextBox()
 
     /// A container for `@Model` classes with a store per configuration (one SQLite store in
     /// the default folder when none is given).

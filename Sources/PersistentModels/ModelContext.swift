@@ -19,10 +19,25 @@ public final class ModelContext {
     /// The managed object context underneath: the same objects, by name (`ManagedObject`).
     public let managedObjectContext: ManagedObjectContext
 
+    /// Whether the context saves its changes by itself (SwiftData's `autosaveEnabled`): true
+    /// for the container's ``ModelContainer/mainContext``, which then saves on the main actor
+    /// soon after an insert or a delete (with every other pending change); false for a context
+    /// you make, which saves when you call ``save()`` or at the end of ``transaction(block:)``.
+    /// A failed autosave keeps the changes and is thrown by the next ``save()``.
+    public var autosaveEnabled: Bool = false
+    /// Whether this is the container's main context.
+    let isMainContext: Bool
+
     /// A new context on a container.
-    public init(_ container: ModelContainer) {
+    public convenience init(_ container: ModelContainer) {
+        self.init(container, isMainContext: false)
+    }
+
+    init(_ container: ModelContainer, isMainContext: Bool) {
         self.container = container
         self.managedObjectContext = ManagedObjectContext(coordinator: container.coordinator)
+        self.isMainContext = isMainContext
+        self.autosaveEnabled = isMainContext
     }
 
     /// Whether there are unsaved inserts, changes or deletes.
@@ -39,6 +54,7 @@ public final class ModelContext {
         } catch {
             managedObjectContext.deferError(StoreError(.coreData, "Inserting \(T.persistentEntitySchema.className) failed: \(error)"))
         }
+        queueAutosave()
     }
 
     /// Marks an object of this context deleted; its relationships' delete rules apply (a
@@ -47,6 +63,7 @@ public final class ModelContext {
         guard let object = model.persistentBackingData.managedObject, object.managedObjectContext === managedObjectContext
         else { return }
         managedObjectContext.delete(object)
+        queueAutosave()
     }
 
     /// Saves the context's changes to the stores; throws what the save or an earlier

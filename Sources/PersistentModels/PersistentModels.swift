@@ -46,3 +46,22 @@ public macro Relationship(
 /// A stored property of a `@Model` class that is not persisted (it needs an initial value).
 @attached(peer)
 public macro Transient() = #externalMacro(module: "PersistentModelsMacros", type: "PropertyMarkerMacro")
+
+/// Makes an actor a model actor (SwiftData's `@ModelActor`): it gets `modelContainer`, a
+/// `modelContext` of its own isolated to the actor, `init(modelContainer:)`, and the
+/// ``ModelActor`` conformance, so background work on models runs on the actor.
+///
+/// ```swift
+/// @ModelActor actor TripImporter {
+///     func importTrips(named names: [String]) throws -> [PersistentIdentifier] {
+///         let trips = names.map { Trip(name: $0, start: .now) }
+///         trips.forEach { modelContext.insert($0) }
+///         try modelContext.save()
+///         return trips.map(\.persistentModelID)
+///     }
+/// }
+/// let ids = try await TripImporter(modelContainer: container).importTrips(named: ["Oslo"])
+/// ```
+@attached(member, names: named(modelContainer), named(modelContext), named(init(modelContainer:)))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "PersistentModelsMacros", type: "ModelActorMacro")

@@ -40,13 +40,22 @@ public final class Schema: Sendable {
     public let version: Version
     /// The model of the classes (`ObjectModel(for:)`).
     public let objectModel: ObjectModel
+    /// Every class of the model (the given ones and those their relationships reach), by
+    /// entity name.
+    private let typesByEntityName: [String: any PersistentModel.Type]
 
     /// A schema of `@Model` classes; throws what `ObjectModel(for:)` throws for them (134060).
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) throws {
         self.types = types
         self.version = version
-        self.objectModel = try ObjectModel(for: types)
+        let classes = try ModelClassSet(types)
+        self.objectModel = try ObjectModel(entities: classes.types.map { try classes.entity(of: $0) })
+        self.typesByEntityName = Dictionary(
+            classes.types.map { ($0.persistentEntitySchema.entityName, $0) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// The class of an entity of the model; nil for a name the model lacks.
+    public func modelType(forEntityName name: String) -> (any PersistentModel.Type)? { typesByEntityName[name] }
 
     /// A schema of `@Model` classes; see `init(_:version:)`.
     public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) throws {

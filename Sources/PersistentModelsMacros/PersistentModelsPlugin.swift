@@ -5,6 +5,6 @@ import SwiftSyntaxMacros
 @main
 struct PersistentModelsPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
-        ModelMacro.self, PersistedPropertyMacro.self, PropertyMarkerMacro.self,
+        ModelMacro.self, PersistedPropertyMacro.self, PropertyMarkerMacro.self, ModelActorMacro.self,
     ]
 }
