@@ -5,7 +5,9 @@
 # - every fuzz harness of Fuzz/ once over its seeds and regression inputs (no fuzzing;
 #   docs/reliability.md);
 # - the DocC documentation of this package's modules, treating DocC warnings (such as broken
-#   symbol links) as errors.
+#   symbol links) as errors;
+# - the tests of the example service (Examples/LeagueService, its own package: Hummingbird and
+#   SwiftNIO are built there only), which start the server and make real HTTP requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh --tests
@@ -17,3 +19,4 @@ documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeC
 targets=()
 for target in "${documented[@]}"; do targets+=(--target "$target"); done
 swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"
+swift test --package-path Examples/LeagueService

@@ -280,6 +280,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         if isFault { try? fireFault() }
     }
 
+    /// The version of the object's row the context last read or saved: the counter optimistic
+    /// locking compares at save (SQLite's `Z_OPT`), 0 for an object not saved yet. It grows
+    /// by one with each save that changes the object, so a server can hand it out as an
+    /// entity tag and refuse an update made from an older one (`If-Match`). A fault is
+    /// filled first.
+    public final var rowVersion: Int64 {
+        willAccessValues()
+        return version
+    }
+
     // MARK: Attributes
 
     /// The value of an attribute (a to-one relationship reads as `.objectID`); `.null` for nil
