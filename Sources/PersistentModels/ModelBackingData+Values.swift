@@ -105,7 +105,7 @@ extension ModelBackingData {
     /// Sets a property of a `RawRepresentable` type (nil clears it).
     public func setValue<Value: RawRepresentable>(_ value: Value?, at index: Int, as type: Value.Type)
     where Value.RawValue: PersistentAttributeValue {
-        setEncodedValue(value, at: index, encode: ModelValueCoding.encodeRaw)
+        setEncodedValue(value, at: index) { ModelValueCoding.encodeRaw($0) }
     }
 
     /// Sets a property of a `Codable` type (nil clears it).
@@ -116,7 +116,7 @@ extension ModelBackingData {
     /// Sets a property of a type both `RawRepresentable` and `Codable` (stored as its raw value).
     public func setValue<Value: RawRepresentable & Codable>(_ value: Value?, at index: Int, as type: Value.Type)
     where Value.RawValue: PersistentAttributeValue {
-        setEncodedValue(value, at: index, encode: ModelValueCoding.encodeRaw)
+        setEncodedValue(value, at: index) { ModelValueCoding.encodeRaw($0) }
     }
 
     /// Sets a to-one relationship.

@@ -25,7 +25,7 @@ extension ModelPropertySchema {
             kind: .attribute(
                 options.attribute(
                     name, Value.RawValue.persistentAttributeType, optional: optional,
-                    defaultValue: defaultValue.map(ModelValueCoding.encodeRaw))),
+                    defaultValue: defaultValue.map { ModelValueCoding.encodeRaw($0) })),
             isUnique: unique)
     }
 
@@ -59,7 +59,7 @@ extension ModelPropertySchema {
             kind: .attribute(
                 options.attribute(
                     name, Value.RawValue.persistentAttributeType, optional: optional,
-                    defaultValue: defaultValue.map(ModelValueCoding.encodeRaw))),
+                    defaultValue: defaultValue.map { ModelValueCoding.encodeRaw($0) })),
             isUnique: unique)
     }
 
