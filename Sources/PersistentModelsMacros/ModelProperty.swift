@@ -10,9 +10,11 @@ struct ModelProperty {
         /// An attribute: the Swift type as written (without the optional), the framework's
         /// `AttributeType` case, and whether the Swift type is optional.
         case attribute(swiftType: String, attributeType: String, optional: Bool)
-        /// A to-one relationship to a `@Model` class (the Swift type is `Destination?`).
+        /// A to-one relationship to a `@Model` class (the Swift type is `Destination?`, with
+        /// `@Relationship`; without it the type is `.resolved`).
         case toOne(destination: String)
-        /// A to-many relationship (`[Destination]`, or `[Destination]?` when `optionalArray`).
+        /// A to-many relationship (`[Destination]`, or `[Destination]?` when `optionalArray`,
+        /// with `@Relationship`; without it the type is `.resolvedArray`).
         case toMany(destination: String, optionalArray: Bool)
         /// A type the syntax does not settle (`Status`, `Status?`): the compiler picks the
         /// schema and accessors by its conformances — a `RawRepresentable` or `Codable`
