@@ -19,16 +19,19 @@ public final class ModelBackingData {
     /// while the application holds it (a managed object holds its context weakly).
     private var context: ManagedObjectContext?
     /// For each property index, its slot in the managed object's layout (-1: not in the layout).
-    private var slots: [Int] = []
+    private(set) var slots: [Int] = []
     /// The values before insertion, by property index (empty until the first is set).
-    private var local: [LocalValue] = []
+    private(set) var local: [LocalValue] = []
     /// The temporary ID an object not inserted yet is identified by (`persistentModelID`).
     private(set) lazy var unattachedObjectID = ObjectID.temporary(entityName: schema.entityName)
 
     /// A property's value before insertion.
-    private enum LocalValue {
+    enum LocalValue {
         case unset
         case value(any StoreValueConvertible)
+        /// An enum or `Codable` value: the Swift value (read back as it was set) and what it is
+        /// stored as (or why it cannot be stored, thrown by the save after insertion).
+        case encoded(Any, Result<StoreValue, StoreError>)
         case toOne((any PersistentModel)?)
         case toMany([any PersistentModel])
     }
@@ -50,7 +53,7 @@ public final class ModelBackingData {
         slots = schema.slots(in: object.layout)
     }
 
-    private func setLocal(_ value: LocalValue, at index: Int) {
+    func setLocal(_ value: LocalValue, at index: Int) {
         if local.isEmpty { local = Array(repeating: .unset, count: schema.properties.count) }
         guard index >= 0, index < local.count else { return }
         local[index] = value
@@ -197,6 +200,10 @@ public final class ModelBackingData {
                     let slot = backing.slots[index]
                     guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }
                     try object.setValue(value.storeValue, atAttributeSlot: slot)
+                case .encoded(_, let encoded):
+                    let slot = backing.slots[index]
+                    guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }
+                    try object.setValue(try encoded.get(), atAttributeSlot: slot)
                 case .toOne(let destination):
                     // Set only when given: the inverse of an object inserted with this one may
                     // have set it already.
@@ -214,7 +221,7 @@ public final class ModelBackingData {
     }
 
     /// The error for a property the managed object's model does not have.
-    private func missingProperty(at index: Int, of object: ManagedObject) -> StoreError {
+    func missingProperty(at index: Int, of object: ManagedObject) -> StoreError {
         let name = index < schema.properties.count ? schema.properties[index].name : "#\(index)"
         return StoreError(
             .managedObjectValidation,

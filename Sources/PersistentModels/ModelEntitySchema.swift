@@ -14,10 +14,27 @@ public final class ModelEntitySchema: Sendable {
     /// reused by another one).
     private let slotTables = Mutex<[ObjectIdentifier: (layout: EntityLayout, slots: [Int])]>([:])
 
+    /// The uniqueness constraints of `#Unique<T>(...)`, each a list of property names
+    /// (besides those of `@Attribute(.unique)`).
+    public let uniquenessConstraints: [[String]]
+    /// The fetch indexes of `#Index<T>(...)`, each a list of property names.
+    public let fetchIndexes: [[String]]
+
     /// A schema (the macro writes it as the class's `persistentEntitySchema`).
-    public init(className: String, properties: [ModelPropertySchema]) {
+    public init(
+        className: String, properties: [ModelPropertySchema], uniquenessConstraints: [[String]] = [],
+        fetchIndexes: [[String]] = []
+    ) {
         self.className = className
         self.properties = properties
+        self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
+    }
+
+    /// The name of the fetch index `#Index` declares over `properties`: `Index_` and the names
+    /// joined by `_` (`Index_name_start`).
+    public static func fetchIndexName(of properties: [String]) -> String {
+        "Index_" + properties.joined(separator: "_")
     }
 
     /// The entity name.

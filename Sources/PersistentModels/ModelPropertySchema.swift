@@ -16,6 +16,9 @@ public struct ModelPropertySchema: Sendable {
     public let kind: Kind
     /// Whether `@Attribute(.unique)` makes the values unique among the entity's objects.
     public let isUnique: Bool
+    /// Why the property cannot be part of a model (`ObjectModel(for:)` throws it, naming the
+    /// class and the property); nil for a valid property.
+    var invalidReason: String? = nil
 
     /// An attribute (the macro writes these from the property's type and `@Attribute`).
     public static func attribute(

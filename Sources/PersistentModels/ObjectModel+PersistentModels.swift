@@ -59,6 +59,11 @@ struct ModelClassSet {
         let schema = type.persistentEntitySchema
         var entity = EntityDescription(schema.entityName, className: String(reflecting: type))
         for property in schema.properties {
+            if let reason = property.invalidReason {
+                throw StoreError(
+                    .coreData, "Invalid model: \(schema.className).\(property.name): \(reason)", entityName: schema.entityName,
+                    propertyName: property.name)
+            }
             switch property.kind {
             case .attribute(let attribute):
                 entity.attributes.append(attribute)
@@ -74,6 +79,11 @@ struct ModelClassSet {
                         deleteRule: relationship.deleteRule, renamingIdentifier: relationship.renamingIdentifier,
                         versionHashModifier: relationship.versionHashModifier))
             }
+        }
+        entity.uniquenessConstraints += schema.uniquenessConstraints
+        entity.fetchIndexes += schema.fetchIndexes.map { properties in
+            FetchIndexDescription(
+                ModelEntitySchema.fetchIndexName(of: properties), elements: properties.map { .init(property: $0) })
         }
         return entity
     }

@@ -1,3 +1,4 @@
+@_exported import Observation
 @_exported import PersistentStores
 
 // The macros of `@Model` classes. Their implementations are in the PersistentModelsMacros
@@ -5,7 +6,8 @@
 
 /// Makes a class a persistent model (SwiftData's `@Model`): its stored properties become the
 /// attributes and relationships of an entity named after the class, and read and write the
-/// object's values in its context once it is inserted.
+/// object's values in its context once it is inserted. The class is `Observable`: reads and
+/// writes of its persisted properties are seen by `withObservationTracking`.
 ///
 /// ```swift
 /// @Model final class Trip {
@@ -17,15 +19,15 @@
 /// }
 /// ```
 @attached(
-    member, names: named(_$backingData), named(persistentBackingData), named(persistentEntitySchema),
-    named(init(backingData:)), named(persistentPropertyName(for:)))
+    member, names: named(_$backingData), named(_$observationRegistrar), named(persistentBackingData),
+    named(persistentEntitySchema), named(init(backingData:)), named(persistentPropertyName(for:)))
 @attached(memberAttribute)
-@attached(extension, conformances: PersistentModel)
+@attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "PersistentModelsMacros", type: "ModelMacro")
 
 /// Put on each persisted property by `@Model`; not written by hand.
 @attached(accessor, names: named(init), named(get), named(set))
-@attached(peer, names: prefixed(`_$`))
+@attached(peer, names: prefixed(`_$`), prefixed(`_$keyPath_`))
 public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "PersistentModelsMacros", type: "PersistedPropertyMacro")
 
 /// Options of a `@Model` attribute: `@Attribute(.unique)`, `@Attribute(originalName: "old")`
@@ -65,3 +67,28 @@ public macro Transient() = #externalMacro(module: "PersistentModelsMacros", type
 @attached(member, names: named(modelContainer), named(modelContext), named(init(modelContainer:)))
 @attached(extension, conformances: ModelActor)
 public macro ModelActor() = #externalMacro(module: "PersistentModelsMacros", type: "ModelActorMacro")
+
+/// Uniqueness constraints of a `@Model` class beyond `@Attribute(.unique)`: each array of key
+/// paths is one constraint over those properties together (a save that would store two objects
+/// with equal values for all of them fails with 133021, or merges by the context's merge
+/// policy). Written inside the class:
+///
+/// ```swift
+/// @Model final class Trip {
+///     #Unique<Trip>([\.name, \.start], [\.code])
+///     var name: String
+///     var start: Date
+///     var code: String
+///     init(name: String, start: Date, code: String) { self.name = name; self.start = start; self.code = code }
+/// }
+/// ```
+@freestanding(declaration)
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "PersistentModelsMacros", type: "SchemaDirectiveMacro")
+
+/// Fetch indexes of a `@Model` class: each array of key paths is one index over those
+/// properties, in order (a hint stores use to answer fetches faster; SQLite and PostgreSQL
+/// create it). Written inside the class: `#Index<Trip>([\.name], [\.start, \.name])`.
+@freestanding(declaration)
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "PersistentModelsMacros", type: "SchemaDirectiveMacro")

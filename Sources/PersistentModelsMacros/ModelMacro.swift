@@ -31,6 +31,14 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
         }
         let className = classDecl.name.trimmed.text
+        let directives = ModelSchemaDirective.read(classDecl.memberBlock.members, className: className, properties: properties)
+        directives.diagnostics.forEach(context.diagnose)
+        func constraintList(_ lists: [[String]]) -> String {
+            "[" + lists.map { "[" + $0.map(literal).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
+        }
+        var schemaExtras = ""
+        if !directives.unique.isEmpty { schemaExtras += ",\n    uniquenessConstraints: \(constraintList(directives.unique))" }
+        if !directives.indexes.isEmpty { schemaExtras += ",\n    fetchIndexes: \(constraintList(directives.indexes))" }
         let access = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.public) || $0.name.tokenKind == .keyword(.open) }
             ? "public " : ""
         let schemaEntries = properties.map { schemaEntry($0, className: className) }.joined(separator: ",\n")
@@ -42,6 +50,9 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             private var _$backingData: PersistentModels.ModelBackingData = PersistentModels.ModelBackingData(for: \(raw: className).self)
             """,
             """
+            private let _$observationRegistrar = Observation.ObservationRegistrar()
+            """,
+            """
             /// The object's backing data: its values before it is inserted, its managed object after.
             \(raw: access)var persistentBackingData: PersistentModels.ModelBackingData { _$backingData }
             """,
@@ -51,7 +62,7 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 className: \(raw: literal(className)),
                 properties: [
             \(raw: schemaEntries)
-                ])
+                ]\(raw: schemaExtras))
             """,
             """
             /// An instance standing for an object read from a store (used by contexts, not by applications).
@@ -99,7 +110,34 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             if let originalName = property.originalName { arguments.append("originalName: \(originalName)") }
             if let hashModifier = property.hashModifier { arguments.append("hashModifier: \(hashModifier)") }
             return "        .relationship(\(arguments.joined(separator: ", ")))"
+        case .resolved(let swiftType, let optional):
+            arguments = [name, typeExpression(swiftType), "optional: \(optional)"]
+            if let value = property.defaultConstant { arguments.append("defaultValue: \(value)") }
+            arguments += attributeOptions(property)
+            return "        .value(\(arguments.joined(separator: ", ")))"
+        case .resolvedArray(let element, let optionalArray):
+            arguments = [name, typeExpression(element), "optionalArray: \(optionalArray)"]
+            if let value = property.defaultConstant { arguments.append("defaultValue: \(value)") }
+            arguments += attributeOptions(property)
+            return "        .elements(\(arguments.joined(separator: ", ")))"
         }
+    }
+
+    /// The `@Attribute` arguments of a property the compiler settles.
+    private static func attributeOptions(_ property: ModelProperty) -> [String] {
+        var arguments: [String] = []
+        if property.isUnique { arguments.append("unique: true") }
+        if property.usesExternalStorage { arguments.append("externalStorage: true") }
+        if property.isEphemeral { arguments.append("ephemeral: true") }
+        if let originalName = property.originalName { arguments.append("originalName: \(originalName)") }
+        if let hashModifier = property.hashModifier { arguments.append("hashModifier: \(hashModifier)") }
+        if property.attributeOnly { arguments.append("attributeOnly: true") }
+        return arguments
+    }
+
+    /// The metatype expression of a type as written (`Status.self`, `(String?).self`).
+    static func typeExpression(_ swiftType: String) -> String {
+        swiftType.hasSuffix("?") ? "(\(swiftType)).self" : "\(swiftType).self"
     }
 
     /// A Swift string literal of `text`.
@@ -138,6 +176,13 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): PersistentModels.PersistentModel {}")]
+        let conformances = protocols.map { protocolType -> String in
+            switch protocolType.trimmedDescription {
+            case "PersistentModel", "PersistentModels.PersistentModel": return "PersistentModels.PersistentModel"
+            case "Observable", "Observation.Observable": return "Observation.Observable"
+            default: return protocolType.trimmedDescription
+            }
+        }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}")]
     }
 }

@@ -10,20 +10,38 @@ struct ModelProperty {
         /// An attribute: the Swift type as written (without the optional), the framework's
         /// `AttributeType` case, and whether the Swift type is optional.
         case attribute(swiftType: String, attributeType: String, optional: Bool)
-        /// A to-one relationship to a `@Model` class (the Swift type is `Destination?`).
+        /// A to-one relationship to a `@Model` class (the Swift type is `Destination?`, with
+        /// `@Relationship`; without it the type is `.resolved`).
         case toOne(destination: String)
-        /// A to-many relationship (`[Destination]`, or `[Destination]?` when `optionalArray`).
+        /// A to-many relationship (`[Destination]`, or `[Destination]?` when `optionalArray`,
+        /// with `@Relationship`; without it the type is `.resolvedArray`).
         case toMany(destination: String, optionalArray: Bool)
+        /// A type the syntax does not settle (`Status`, `Status?`): the compiler picks the
+        /// schema and accessors by its conformances — a `RawRepresentable` or `Codable`
+        /// attribute, or (optional, without `@Attribute`) a to-one relationship.
+        case resolved(swiftType: String, optional: Bool)
+        /// An array the syntax does not settle (`[Tag]`, `[String]`): a to-many relationship
+        /// when the elements are `@Model` classes, else a `Codable` attribute.
+        case resolvedArray(element: String, optionalArray: Bool)
     }
 
     /// The property name (without backticks).
     let name: String
     /// The property's identifier as written.
     let identifier: TokenSyntax
-    let kind: Kind
+    var kind: Kind
     /// A literal initial value of an attribute, as Swift source (it becomes the model's default
     /// value); nil when there is none or it is not a literal.
     var defaultLiteral: String?
+    /// The initial value of a `.resolved` or `.resolvedArray` property when it is a constant
+    /// (a literal, a case like `.planned`, an array or dictionary literal of those): the
+    /// model's default value.
+    var defaultConstant: String?
+    /// The initial value of a property as written (any expression): what a non-optional
+    /// `.resolved` property reads as when its stored value does not decode.
+    var initialValue: String?
+    /// Whether `@Attribute` marks a `.resolved` property as an attribute (never a relationship).
+    var attributeOnly = false
 
     // @Attribute
     var isUnique = false
@@ -150,14 +168,22 @@ struct ModelProperty {
         {
             property.defaultLiteral = "(\(literal) as \(swiftType))"
         }
+        if let value = binding.initializer?.value {
+            property.initialValue = value.trimmedDescription
+            if isConstant(value) { property.defaultConstant = value.trimmedDescription }
+        }
         var diagnostics: [Diagnostic] = []
         for element in variable.attributes {
             guard case .attribute(let attribute) = element else { continue }
             switch attribute.attributeName.trimmedDescription {
             case "Attribute", "PersistentModels.Attribute":
-                if case .attribute = kind {
+                switch kind {
+                case .attribute:
                     property.readAttributeOptions(attribute, diagnostics: &diagnostics)
-                } else {
+                case .resolved, .resolvedArray:
+                    property.attributeOnly = true
+                    property.readAttributeOptions(attribute, diagnostics: &diagnostics)
+                case .toOne, .toMany:
                     diagnostics.append(
                         Diagnostic(
                             node: Syntax(attribute),
@@ -166,7 +192,21 @@ struct ModelProperty {
                                 id: "attributeOnRelationship")))
                 }
             case "Relationship", "PersistentModels.Relationship":
-                if case .attribute = kind {
+                if case .resolved(let swiftType, false) = kind {
+                    diagnostics.append(
+                        Diagnostic(
+                            node: Syntax(type),
+                            message: ModelDiagnostic(
+                                message: "a to-one relationship is optional: declare '\(name)' as '\(swiftType)?'",
+                                id: "nonOptionalToOne"),
+                            fixIts: [
+                                FixIt(
+                                    message: ModelFixIt(message: "make it an optional to-one relationship '\(swiftType)?'", id: "makeOptional"),
+                                    changes: [
+                                        .replace(oldNode: Syntax(type), newNode: Syntax(OptionalTypeSyntax(wrappedType: type.trimmed))),
+                                    ]),
+                            ]))
+                } else if case .attribute = kind {
                     diagnostics.append(
                         Diagnostic(
                             node: Syntax(attribute),
@@ -175,6 +215,11 @@ struct ModelProperty {
                                     + "of one or an array of one; '\(name)' is an attribute", id: "relationshipOnAttribute")))
                 } else {
                     property.readRelationshipOptions(attribute, diagnostics: &diagnostics)
+                    // @Relationship settles a type the syntax leaves open.
+                    if case .resolved(let destination, true) = kind { property.kind = .toOne(destination: destination) }
+                    if case .resolvedArray(let destination, let optionalArray) = kind {
+                        property.kind = .toMany(destination: destination, optionalArray: optionalArray)
+                    }
                 }
             default:
                 break
@@ -231,53 +276,55 @@ struct ModelProperty {
                     ]))
         }
         if let element = arrayElement(of: type) { return classifyArray(of: element, whole: type, optionalArray: false) }
-        switch valueTypeName(of: type) {
-        case .some(let name) where attributeTypes[name] != nil:
-            return .kind(.attribute(swiftType: type.trimmedDescription, attributeType: attributeTypes[name] ?? "", optional: false))
-        case .some(let name):
-            return .rejected(
-                Diagnostic(
-                    node: Syntax(type),
-                    message: ModelDiagnostic(
-                        message: "'\(name)' is not a supported attribute type of a @Model class (supported: "
-                            + attributeTypes.keys.sorted().joined(separator: ", ")
-                            + ", optionals of each); a relationship to a @Model class is optional ('\(name)?') or an array ('[\(name)]')",
-                        id: "unsupportedType"),
-                    fixIts: [
-                        FixIt(
-                            message: ModelFixIt(message: "make it an optional to-one relationship '\(name)?'", id: "makeOptional"),
-                            changes: [
-                                .replace(oldNode: Syntax(type), newNode: Syntax(OptionalTypeSyntax(wrappedType: type.trimmed))),
-                            ]),
-                    ]))
-        case .none:
-            return .rejected(unsupported(type, because: "it is not a named type"))
+        if let name = valueTypeName(of: type), let attributeType = attributeTypes[name] {
+            return .kind(.attribute(swiftType: type.trimmedDescription, attributeType: attributeType, optional: false))
         }
+        if isValueSyntax(type) { return .kind(.resolved(swiftType: type.trimmedDescription, optional: false)) }
+        return .rejected(unsupported(type, because: "it is not a named type"))
     }
 
     private static func classifyOptional(wrapped: TypeSyntax, whole: TypeSyntax) -> Classification {
         if let element = arrayElement(of: wrapped) { return classifyArray(of: element, whole: whole, optionalArray: true) }
-        switch valueTypeName(of: wrapped) {
-        case .some(let name) where attributeTypes[name] != nil:
-            return .kind(.attribute(swiftType: wrapped.trimmedDescription, attributeType: attributeTypes[name] ?? "", optional: true))
-        case .some:
-            return .kind(.toOne(destination: wrapped.trimmedDescription))
-        case .none:
-            return .rejected(unsupported(whole, because: "it is not a named type"))
+        if let name = valueTypeName(of: wrapped), let attributeType = attributeTypes[name] {
+            return .kind(.attribute(swiftType: wrapped.trimmedDescription, attributeType: attributeType, optional: true))
         }
+        if !wrapped.is(OptionalTypeSyntax.self), isValueSyntax(wrapped) {
+            return .kind(.resolved(swiftType: wrapped.trimmedDescription, optional: true))
+        }
+        return .rejected(unsupported(whole, because: "it is not a named type"))
     }
 
     /// An array property (`whole`, optional or not) of `element`s: a to-many relationship when
-    /// the elements are `@Model` classes.
+    /// the elements are `@Model` classes, a `Codable` attribute otherwise.
     private static func classifyArray(of element: TypeSyntax, whole: TypeSyntax, optionalArray: Bool) -> Classification {
-        switch valueTypeName(of: element) {
-        case .some(let name) where attributeTypes[name] != nil:
-            return .rejected(unsupported(whole, because: "arrays of \(name) are not supported yet"))
-        case .some:
-            return .kind(.toMany(destination: element.trimmedDescription, optionalArray: optionalArray))
-        case .none:
-            return .rejected(unsupported(whole, because: "its elements are not a @Model class"))
+        guard isValueSyntax(element) else {
+            return .rejected(unsupported(whole, because: "its elements are not of a named type"))
         }
+        return .kind(.resolvedArray(element: element.trimmedDescription, optionalArray: optionalArray))
+    }
+
+    /// Whether a type is written as a value the compiler can settle: a named type (generic
+    /// arguments included), an array, a dictionary or an optional of those; not a function,
+    /// a tuple, an existential, an opaque type, a metatype or an implicitly unwrapped optional.
+    static func isValueSyntax(_ type: TypeSyntax) -> Bool {
+        if let identifier = type.as(IdentifierTypeSyntax.self) {
+            return identifier.genericArgumentClause?.arguments.allSatisfy(isValueArgument) ?? true
+        }
+        if let member = type.as(MemberTypeSyntax.self) {
+            return isValueSyntax(member.baseType)
+                && (member.genericArgumentClause?.arguments.allSatisfy(isValueArgument) ?? true)
+        }
+        if let array = type.as(ArrayTypeSyntax.self) { return isValueSyntax(array.element) }
+        if let dictionary = type.as(DictionaryTypeSyntax.self) {
+            return isValueSyntax(dictionary.key) && isValueSyntax(dictionary.value)
+        }
+        if let optional = type.as(OptionalTypeSyntax.self) { return isValueSyntax(optional.wrappedType) }
+        return false
+    }
+
+    private static func isValueArgument(_ argument: GenericArgumentSyntax) -> Bool {
+        if case .type(let type) = argument.argument { return isValueSyntax(type) }
+        return false
     }
 
     /// The element type of `[T]` or `Array<T>`.
@@ -312,7 +359,8 @@ struct ModelProperty {
             node: Syntax(type),
             message: ModelDiagnostic(
                 message: "'\(type.trimmedDescription)' is not a supported type for a property of a @Model class: \(reason) "
-                    + "(supported: attribute value types and their optionals, an optional @Model class, an array of a @Model class)",
+                    + "(supported: attribute value types, RawRepresentable and Codable types, their optionals and arrays, "
+                    + "an optional @Model class, an array of a @Model class)",
                 id: "unsupportedType"))
     }
 
@@ -347,6 +395,24 @@ struct ModelProperty {
             return literalType(prefix.expression)
         }
         return nil
+    }
+
+    /// Whether an initial value is a constant the model can keep as a default value: a literal,
+    /// a case (`.planned`, `Status.planned`), or an array or dictionary literal of those.
+    static func isConstant(_ value: ExprSyntax) -> Bool {
+        if literalText(value) != nil { return true }
+        if let member = value.as(MemberAccessExprSyntax.self), member.declName.argumentNames == nil {
+            guard let base = member.base else { return true }
+            return base.is(DeclReferenceExprSyntax.self) || base.as(MemberAccessExprSyntax.self).map { isConstant(ExprSyntax($0)) } == true
+        }
+        if let array = value.as(ArrayExprSyntax.self) { return array.elements.allSatisfy { isConstant($0.expression) } }
+        if let dictionary = value.as(DictionaryExprSyntax.self) {
+            switch dictionary.content {
+            case .colon: return true
+            case .elements(let elements): return elements.allSatisfy { isConstant($0.key) && isConstant($0.value) }
+            }
+        }
+        return false
     }
 
     /// The source of a literal initial value (number, negative number, boolean, string without

@@ -35,7 +35,28 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             initialize = "_$backingData.setToMany(initialValue\(suffix), at: \(index))"
             get = "_$backingData.toMany(at: \(index), as: \(destination).self)"
             set = "_$backingData.setToMany(newValue\(suffix), at: \(index))"
+        case .resolved(let swiftType, let optional):
+            // The compiler picks the overload by the type's conformances (ModelBackingData+Values).
+            let type = ModelMacro.typeExpression(swiftType)
+            initialize = "_$backingData.setValue(initialValue, at: \(index), as: \(type))"
+            set = "_$backingData.setValue(newValue, at: \(index), as: \(type))"
+            if optional {
+                get = "_$backingData.value(at: \(index), as: \(type))"
+            } else if let fallback = property.initialValue ?? (swiftType.hasPrefix("[") ? "[:]" : nil) {
+                get = "_$backingData.requiredValue(at: \(index), as: \(type), fallback: \(fallback))"
+            } else {
+                get = "_$backingData.requiredValue(at: \(index), as: \(type))"
+            }
+        case .resolvedArray(let element, let optionalArray):
+            let type = ModelMacro.typeExpression(element)
+            initialize = "_$backingData.setElements(initialValue, at: \(index), as: \(type))"
+            get = "_$backingData.\(optionalArray ? "optionalElements" : "elements")(at: \(index), as: \(type))"
+            set = "_$backingData.setElements(newValue, at: \(index), as: \(type))"
         }
+        // Observation: reads and writes are reported to the class's registrar, as an
+        // `@Observable` class's are, with the property's key path made once per class (a key
+        // path literal in the accessor would be instantiated on every read).
+        let keyPath = "\(className(in: context))._$keyPath_\(property.name)"
         return [
             """
             @storageRestrictions(accesses: _$backingData, initializes: \(raw: marker))
@@ -44,8 +65,19 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
                 \(raw: marker) = PersistentModels._ModelPropertyMarker()
             }
             """,
-            "get { \(raw: get) }",
-            "set { \(raw: set) }",
+            """
+            get {
+                _$observationRegistrar.access(self, keyPath: \(raw: keyPath))
+                return \(raw: get)
+            }
+            """,
+            """
+            set {
+                _$observationRegistrar.withMutation(of: self, keyPath: \(raw: keyPath)) {
+                    \(raw: set)
+                }
+            }
+            """,
         ]
     }
 
@@ -56,7 +88,18 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self),
             case .persistent(let property) = ModelProperty.analyze(variable)
         else { return [] }
-        return ["private var _$\(raw: property.name): PersistentModels._ModelPropertyMarker"]
+        return [
+            "private var _$\(raw: property.name): PersistentModels._ModelPropertyMarker",
+            "private static let _$keyPath_\(raw: property.name) = \\\(raw: className(in: context)).\(property.identifier)",
+        ]
+    }
+
+    /// The name of the class the property is declared in (`Self` where the macro is not told).
+    private static func className(in context: some MacroExpansionContext) -> String {
+        for node in context.lexicalContext {
+            if let declaration = node.as(ClassDeclSyntax.self) { return declaration.name.trimmed.text }
+        }
+        return "Self"
     }
 
     /// The property index the attribute carries.

@@ -6,5 +6,6 @@ import SwiftSyntaxMacros
 struct PersistentModelsPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         ModelMacro.self, PersistedPropertyMacro.self, PropertyMarkerMacro.self, ModelActorMacro.self,
+        SchemaDirectiveMacro.self,
     ]
 }

@@ -108,6 +108,9 @@ extension SQLiteStore: InPlaceMigratingStore {
             for index in destination.indexes where !present.contains(index.name) {
                 try file.connection.execute(SQLSchema.createStatement(for: index))
             }
+            for statement in Self.fetchIndexStatements(for: destination, model: change.destination) {
+                try file.connection.execute(statement)
+            }
             return try file.finish(for: change.destination, schema: destination)
         }
     }

@@ -247,6 +247,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         metadata["_NSAutoVacuumLevel"] = "2"
         try connection.transaction {
             for statement in schema.createStatements { try connection.execute(statement) }
+            for statement in Self.fetchIndexStatements(for: schema, model: model) { try connection.execute(statement) }
             let insert = try connection.cached("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
             for row in schema.primaryKeyRows {
                 insert.reset()

@@ -55,7 +55,7 @@ import Testing
             @Model
             final class Bad {
                 var place: Place
-                var tags: [String]
+                var handler: () -> Void
                 var count = 0
                 let id: String
                 var maybe: Int!
@@ -66,8 +66,7 @@ import Testing
             final class Place {}
             """)
         let expected: [(position: String, message: String, fixIt: String?)] = [
-            ("5:16", "'Place' is not a supported attribute type of a @Model class", "Place?"),
-            ("6:15", "'[String]' is not a supported type for a property of a @Model class: arrays of String are not supported yet", nil),
+            ("6:18", "'() -> Void' is not a supported type for a property of a @Model class: it is not a named type", nil),
             ("7:9", "persisted property 'count' needs an explicit type", "count: Int = 0"),
             ("8:5", "persisted property 'id' must be a 'var'", "var"),
             ("9:16", "implicitly unwrapped optionals are not supported in a @Model class", "Int?"),
@@ -83,6 +82,58 @@ import Testing
             }
         }
         #expect(!output.contains("Models.swift:11:"), "a supported property is not diagnosed")
+        // A type the syntax does not settle is checked by the compiler: `Place` is neither a
+        // @Model class, an enum nor Codable.
+        #expect(output.contains("is unavailable: a property of a @Model class has an attribute value type"), "\(output)")
+    }
+
+    @Test func enumCodableAndDirectiveMistakesAreCompileErrors() throws {
+        let output = try typecheck(
+            """
+            import PersistentModels
+
+            @Model
+            final class Bad {
+                #Unique<Bad>([\\.title], [\\.items], [\\.cache])
+                #Index<Item>([\\.name])
+                #Index<Bad>(["name"])
+                var name: String
+                var items: [Item] = []
+                var title: String { name }
+                @Transient var cache = 0
+                @Relationship var owner: Item
+                init() {}
+            }
+
+            @Model
+            final class Loose {
+                var status: Status
+                var item: Item
+                var fine: Status = .a
+                var iterable: Iterable
+                init() {}
+            }
+
+            enum Status: String, Codable { case a }
+            enum Iterable: Int, CaseIterable { case one = 1 }
+            @Model final class Item { var name: String = ""; init() {} }
+            """)
+        let expected: [(position: String, message: String)] = [
+            ("5:19", "'\\.title' is not a persisted property of Bad"),
+            ("5:30", "'\\.items' may be a to-many relationship; #Unique takes attributes and to-one relationships"),
+            ("5:41", "'\\.cache' is not a persisted property of Bad"),
+            ("6:12", "#Index<Item> in the @Model class Bad names another type; write #Index<Bad>"),
+            ("7:18", "'\"name\"' is not a key path to a property of Bad"),
+            ("12:30", "a to-one relationship is optional: declare 'owner' as 'Item?'"),
+        ]
+        for diagnostic in expected {
+            #expect(output.contains("Models.swift:\(diagnostic.position): error: \(diagnostic.message)"), "\(output)")
+        }
+        #expect(output.contains("needs a value to read when its stored value cannot be decoded"), "\(output)")
+        #expect(output.contains("a to-one relationship of a @Model class is optional"), "\(output)")
+        // `fine` has an initial value and `iterable` a first case: neither is diagnosed.
+        #expect(!output.contains("on property 'fine'"), "\(output)")
+        #expect(!output.contains("on property 'iterable'"), "\(output)")
     }
 
     @Test func expandsPropertiesIntoAccessorsBySlotIndex() throws {
@@ -109,16 +160,19 @@ import Testing
             #".attribute("label", .string, optional: false, unique: true, originalName: "title")"#,
             #".attribute("weight", .double, optional: true, defaultValue: (1.5 as Double).storeValue)"#,
             #".relationship("tags", to: Tag.self, toMany: true, deleteRule: .cascade, inverse: "pin", inverseDeclaredOn: Tag.self)"#,
-            #".relationship("pin", to: Pin.self, toMany: false, deleteRule: .nullify)"#,
+            #".value("pin", Pin.self, optional: true)"#,
             "@_PersistedProperty(0)", "@_PersistedProperty(1)", "@_PersistedProperty(2)",
             "_$backingData.attributeValue(at: 0, as: String.self)",
             "_$backingData.optionalAttributeValue(at: 1, as: Double.self)",
             "_$backingData.toMany(at: 2, as: Tag.self)",
-            "_$backingData.setToOne(newValue, at: 0)",
+            "_$backingData.setValue(newValue, at: 0, as: Pin.self)",
+            "_$observationRegistrar.access(self, keyPath: Pin._$keyPath_label)",
+            "private static let _$keyPath_label = \\Pin.label",
+            "_$observationRegistrar.withMutation(of: self, keyPath: Pin._$keyPath_weight)",
             "@storageRestrictions(accesses: _$backingData, initializes: _$label)",
             "private var _$weight: PersistentModels._ModelPropertyMarker",
             #"case \Pin.tags:"#,
-            "extension Pin: PersistentModels.PersistentModel",
+            "extension Pin: PersistentModels.PersistentModel, Observation.Observable",
         ] {
             #expect(output.contains(expansion), "missing: \(expansion)")
         }
