@@ -124,7 +124,7 @@ let package = Package(
             dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport", "CSQLite"]),
         // The macros' expansions and diagnostics are tested through the compiler (a test that
         // depends on the macro target itself makes SwiftPM build every test target twice).
-        .testTarget(name: "PersistentModelsTests", dependencies: ["PersistentModels", "StoreTestSupport"]),
+        .testTarget(name: "PersistentModelsTests", dependencies: ["PersistentModels", "SQLiteStore", "StoreCore", "StoreTestSupport"]),
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(
             name: "ReadmeSnippetsTests",

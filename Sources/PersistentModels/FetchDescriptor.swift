@@ -1,20 +1,26 @@
 import Foundation
 
 /// What ``ModelContext/fetch(_:)`` fetches (SwiftData's `FetchDescriptor`): the objects of a
-/// `@Model` class, sorted by Foundation's `SortDescriptor`s over its properties, windowed by
-/// offset and limit.
+/// `@Model` class that match a Foundation `Predicate`, sorted by Foundation's
+/// `SortDescriptor`s over its properties, windowed by offset and limit.
 ///
 /// ```swift
-/// var descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.start, order: .reverse)])
+/// var descriptor = FetchDescriptor<Trip>(
+///     predicate: #Predicate { $0.name.starts(with: "L") },
+///     sortBy: [SortDescriptor(\.start, order: .reverse)])
 /// descriptor.fetchLimit = 10
 /// let trips = try context.fetch(descriptor)
 /// ```
 ///
-/// Sort descriptors are translated into the framework's sort keys by the property names the
-/// macro recorded, so they sort in the store (in SQL on SQLite). A key path that is not a
-/// persisted property of the class, and a string comparator other than the default or
-/// `.lexical`, fail at fetch with a `StoreError` naming it. Predicates are not supported yet.
+/// The predicate is translated into the framework's predicate and the sort descriptors into
+/// its sort keys (by the property names the macro recorded), so both run in the store (in SQL
+/// on SQLite and PostgreSQL). A predicate expression without an equivalent, a key path that is
+/// not a persisted property of the class, and a string comparator other than the default or
+/// `.lexical`, fail at fetch with a `StoreError` naming it. docs/swift-models.md lists the
+/// translated expressions.
 public struct FetchDescriptor<T: PersistentModel> {
+    /// Which objects to fetch; nil for all.
+    public var predicate: Predicate<T>?
     /// The sort order, first descriptor first.
     public var sortBy: [SortDescriptor<T>]
     /// The most objects to fetch; nil for all.
@@ -23,10 +29,19 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var fetchOffset: Int?
     /// Whether the context's unsaved changes count (default: true).
     public var includePendingChanges: Bool
+    /// The properties to read (a hint: objects are read whole; the key paths must be
+    /// persisted properties of `T`).
+    public var propertiesToFetch: [PartialKeyPath<T>]
+    /// The relationships whose destinations are fetched with the objects.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>]
 
-    /// A descriptor fetching every object of `T` in `sortBy`'s order.
-    public init(sortBy: [SortDescriptor<T>] = []) {
+    /// A descriptor fetching the objects of `T` that `predicate` matches (all when nil), in
+    /// `sortBy`'s order.
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
         self.sortBy = sortBy
+        self.propertiesToFetch = []
+        self.relationshipKeyPathsForPrefetching = []
         self.fetchLimit = nil
         self.fetchOffset = nil
         self.includePendingChanges = true
@@ -36,6 +51,10 @@ public struct FetchDescriptor<T: PersistentModel> {
     public func fetchRequest() throws -> FetchRequest {
         let schema = T.persistentEntitySchema
         var request = FetchRequest(entityName: schema.entityName)
+        if let predicate { request.predicate = try PredicateTranslator.fetchPredicate(for: predicate) }
+        request.propertiesToFetch = try propertyNames(propertiesToFetch, role: "propertiesToFetch").map { .property($0) }
+        request.relationshipKeyPathsForPrefetching = try propertyNames(
+            relationshipKeyPathsForPrefetching, role: "relationshipKeyPathsForPrefetching")
         request.sortKeys = try sortBy.map { descriptor in
             guard let keyPath = descriptor.keyPath, let name = T.persistentPropertyName(for: keyPath) else {
                 throw StoreError(
@@ -71,5 +90,19 @@ public struct FetchDescriptor<T: PersistentModel> {
         }
         request.includesPendingChanges = includePendingChanges
         return request
+    }
+
+    /// The property names of key paths of `T`.
+    private func propertyNames(_ keyPaths: [PartialKeyPath<T>], role: String) throws -> [String] {
+        let schema = T.persistentEntitySchema
+        return try keyPaths.map { keyPath in
+            guard let name = T.persistentPropertyName(for: keyPath) else {
+                throw StoreError(
+                    .coreData,
+                    "FetchDescriptor<\(schema.className)>.\(role) names \(keyPath), which is not a persisted property of \(schema.className)",
+                    entityName: schema.entityName)
+            }
+            return name
+        }
     }
 }

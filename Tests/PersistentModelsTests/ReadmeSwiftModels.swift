@@ -30,6 +30,10 @@ import Testing
     #expect(players.map(\.lastName) == ["Ada", "Gordon"])
     #expect(players[0].team === crew)                  // the inverse, kept by the context
 
+    let gordon = try context.fetch(FetchDescriptor<Player>(   // a #Predicate runs in the store
+        predicate: #Predicate { $0.team?.name == "Crew" && $0.lastName.starts(with: "G") }))
+    #expect(gordon.map(\.lastName) == ["Gordon"])
+
     context.delete(crew)                               // cascades to its players
     try context.save()
     #expect(try context.fetchCount(FetchDescriptor<Player>()) == 0)
