@@ -47,7 +47,11 @@ public struct FetchDescriptor<T: PersistentModel> {
         self.includePendingChanges = true
     }
 
-    /// The framework's fetch request for the descriptor.
+    /// The framework's fetch request for the descriptor: the predicate translated into a
+    /// `FetchPredicate`, the key paths into property names.
+    ///
+    /// - Throws: a `StoreError` (134060) naming a predicate expression without an equivalent,
+    ///   a key path that is not a persisted property, or a negative limit or offset.
     public func fetchRequest() throws -> FetchRequest {
         let schema = T.persistentEntitySchema
         var request = FetchRequest(entityName: schema.entityName)

@@ -7,7 +7,7 @@ import Foundation
 /// The translator walks `predicate.expression`: each of Foundation's `PredicateExpressions`
 /// types it knows conforms to ``TranslatablePredicateExpression`` and says what it stands for
 /// (a ``Term``). A sub-expression that mentions no variable of the predicate (a captured value,
-/// `someTrip.name`) is evaluated once and becomes a constant. Anything else throws a
+/// `names.count`) is evaluated once and becomes a constant. Anything else throws a
 /// `StoreError` (134060) naming the expression; a predicate is never evaluated in Swift over the
 /// objects of the store.
 ///
@@ -95,10 +95,12 @@ struct PredicateTranslator {
         if let character = value as? Character { return .constant(.string(String(character))) }
         if let raw = value as? any RawRepresentable { return try constant(raw.rawValue, of: expression) }
         if let sequence = value as? any Sequence {
-            return .collection(try sequence.map { try constant($0, of: expression) })
+            return .collection(try Self.elements(of: sequence).map { try constant($0, of: expression) })
         }
         throw unsupported(expression, "a value of type \(type(of: value)) has no equivalent in the framework's predicates")
     }
+
+    private static func elements<S: Sequence>(of sequence: S) -> [Any] { sequence.map { $0 } }
 
     /// A new subquery variable bound to `id` while `body` runs, and its name.
     mutating func withSubqueryVariable<Result>(

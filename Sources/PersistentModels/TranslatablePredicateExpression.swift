@@ -36,7 +36,7 @@ extension PredicateExpressions.NilLiteral: TranslatablePredicateExpression {
 extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
     func translate(with translator: inout PredicateTranslator) throws -> PredicateTranslator.Term {
         let base = try translator.term(of: root)
-        // A key path on a captured value (`someTrip.name`) is read now.
+        // A key path on a captured value (`names.count`) is read now.
         if case .value(let value) = base, value.isConstant, let constant = try translator.constantTerm(evaluating: self) {
             return constant
         }
@@ -58,6 +58,8 @@ extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
         guard let modelType = Root.Output.self as? any PersistentModel.Type else {
             throw translator.unsupported(self, "\(keyPath) is not a property of a @Model class")
         }
+        // `persistentObjectID` is the object itself, which compares by its ID.
+        if keyPath == objectIDKeyPath(of: modelType) { return base }
         guard let name = modelType.persistentPropertyName(for: keyPath) else {
             throw translator.unsupported(
                 self, "\(keyPath) is not a persisted property of \(modelType.persistentEntitySchema.className) (a computed or @Transient property)")
@@ -65,6 +67,9 @@ extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
         return T.mapValue(base) { .value(T.appending([.key(name)], to: $0)) }
     }
 }
+
+/// `\Model.persistentObjectID`.
+private func objectIDKeyPath<Model: PersistentModel>(of type: Model.Type) -> AnyKeyPath { \Model.persistentObjectID }
 
 extension FetchExpression {
     /// Whether the expression is a constant or a collection of constants (a captured value).
@@ -229,29 +234,6 @@ extension PredicateExpressions.SequenceStartsWith: TranslatablePredicateExpressi
             throw translator.unsupported(self, "starts(with:) of a sequence of values has no equivalent (only strings)")
         }
         return .condition(T.compare(try translator.term(of: base), .beginsWith, try translator.term(of: prefix)))
-    }
-}
-
-extension PredicateExpressions.StringLocalizedStandardContains: TranslatablePredicateExpression {
-    func translate(with translator: inout PredicateTranslator) throws -> PredicateTranslator.Term {
-        .condition(
-            T.compare(
-                try translator.term(of: root), .contains, try translator.term(of: other), options: [.caseInsensitive, .diacriticInsensitive]))
-    }
-}
-
-extension PredicateExpressions.StringCaseInsensitiveCompare: TranslatablePredicateExpression {
-    func translate(with translator: inout PredicateTranslator) throws -> PredicateTranslator.Term {
-        // The ComparisonResult (its raw value): compared with `.orderedSame` it is `==[c]`.
-        T.mapValues(try translator.term(of: root), try translator.term(of: other)) { lhs, rhs in
-            T.conditional(
-                T.comparison(lhs, .equalTo, rhs, options: .caseInsensitive),
-                .value(.constant(.int(Int64(ComparisonResult.orderedSame.rawValue)))),
-                T.conditional(
-                    T.comparison(lhs, .lessThan, rhs, options: .caseInsensitive),
-                    .value(.constant(.int(Int64(ComparisonResult.orderedAscending.rawValue)))),
-                    .value(.constant(.int(Int64(ComparisonResult.orderedDescending.rawValue))))))
-        }
     }
 }
 
