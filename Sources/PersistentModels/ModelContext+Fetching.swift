@@ -1,11 +1,10 @@
 import Foundation
 
 extension ModelContext {
-    /// The IDs of the objects a descriptor matches, in its order, without making model
-    /// instances (SwiftData's `fetchIdentifiers`, which gives `PersistentIdentifier`s; here they
-    /// are the framework's object IDs, temporary for objects not saved yet).
-    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [ObjectID] {
-        try managedObjectContext.fetchObjectIDs(descriptor.fetchRequest())
+    /// The identifiers of the objects a descriptor matches, in its order, without making model
+    /// instances (temporary for objects not saved yet).
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        try managedObjectContext.fetchObjectIDs(descriptor.fetchRequest()).map(PersistentIdentifier.init)
     }
 
     /// Calls `block` with each object a descriptor matches, in its order, reading them in

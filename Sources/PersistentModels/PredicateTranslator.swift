@@ -89,6 +89,7 @@ struct PredicateTranslator {
             }
             return .constant(.objectID(id))
         }
+        if let identifier = value as? PersistentIdentifier { return .constant(.objectID(identifier.objectID)) }
         if let convertible = value as? any StoreValueConvertible { return .constant(convertible.storeValue) }
         if let argument = value as? any PredicateArgument { return argument.predicateExpression }
         if let result = value as? ComparisonResult { return .constant(.int(Int64(result.rawValue))) }

@@ -58,8 +58,9 @@ extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
         guard let modelType = Root.Output.self as? any PersistentModel.Type else {
             throw translator.unsupported(self, "\(keyPath) is not a property of a @Model class")
         }
-        // `persistentObjectID` is the object itself, which compares by its ID.
-        if keyPath == objectIDKeyPath(of: modelType) { return base }
+        // `persistentModelID` and `persistentObjectID` are the object itself, which compares
+        // by its ID.
+        if identityKeyPaths(of: modelType).contains(keyPath) { return base }
         guard let name = modelType.persistentPropertyName(for: keyPath) else {
             throw translator.unsupported(
                 self, "\(keyPath) is not a persisted property of \(modelType.persistentEntitySchema.className) (a computed or @Transient property)")
@@ -68,8 +69,10 @@ extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
     }
 }
 
-/// `\Model.persistentObjectID`.
-private func objectIDKeyPath<Model: PersistentModel>(of type: Model.Type) -> AnyKeyPath { \Model.persistentObjectID }
+/// `\Model.persistentModelID` and `\Model.persistentObjectID`.
+private func identityKeyPaths<Model: PersistentModel>(of type: Model.Type) -> [AnyKeyPath] {
+    [\Model.persistentModelID, \Model.persistentObjectID]
+}
 
 extension FetchExpression {
     /// Whether the expression is a constant or a collection of constants (a captured value).

@@ -126,7 +126,7 @@ struct TypedPredicateCase<Model: PersistentModel>: Sendable, CustomTestStringCon
     static func answers<Model: PersistentModel>(
         _ typedCase: TypedPredicateCase<Model>, in context: ModelContext
     ) throws -> (typed: Set<ObjectID>, string: Set<ObjectID>) {
-        let typed = try context.fetchIdentifiers(FetchDescriptor(predicate: typedCase.predicate))
+        let typed = try context.fetchIdentifiers(FetchDescriptor(predicate: typedCase.predicate)).map(\.objectID)
         let request = FetchRequest(
             entityName: Model.persistentEntitySchema.entityName, predicate: try FetchPredicate(format: typedCase.format))
         return (Set(typed), Set(try context.managedObjectContext.fetchObjectIDs(request)))
@@ -154,14 +154,16 @@ struct TypedPredicateCase<Model: PersistentModel>: Sendable, CustomTestStringCon
                 #expect(typed == string, "\(storeType) \(typedCase.source)")
                 #expect(!string.isEmpty && string.count < 8, "\(storeType) \(typedCase.source) does not tell the stays apart")
             }
-            // Objects compare by object ID (`persistentObjectID` is the object itself).
-            let lisbonID = lisbon.persistentObjectID
+            // Objects compare by identifier (`persistentModelID` is the object itself).
+            let lisbonID = lisbon.persistentModelID
             let lisbonStays = try context.fetch(
-                FetchDescriptor<Accommodation>(predicate: #Predicate { $0.trip?.persistentObjectID == lisbonID }))
+                FetchDescriptor<Accommodation>(predicate: #Predicate { $0.trip?.persistentModelID == lisbonID }))
             #expect(Set(lisbonStays.map(\.name)) == ["Hotel Avenida", "Hostel Alfama"], "\(storeType)")
             let others = try context.fetchCount(
-                FetchDescriptor<Accommodation>(predicate: #Predicate { $0.trip?.persistentObjectID != lisbonID }))
+                FetchDescriptor<Accommodation>(predicate: #Predicate { $0.trip?.persistentModelID != lisbonID }))
             #expect(others == 6, "\(storeType)")
+            let objectID = lisbon.persistentObjectID
+            #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.persistentObjectID == objectID })) == 1)
         }
     }
 
@@ -298,8 +300,8 @@ struct TypedPredicateCase<Model: PersistentModel>: Sendable, CustomTestStringCon
             #expect(try context.fetchCount(descriptor) == 4)
             let ids = try context.fetchIdentifiers(descriptor)
             #expect(ids.count == 4)
-            #expect(ids == (try context.fetch(descriptor).compactMap(\.persistentObjectID)))
-            #expect(ids.allSatisfy { !$0.isTemporaryID })
+            #expect(ids == (try context.fetch(descriptor).map(\.persistentModelID)))
+            #expect(ids.allSatisfy { !$0.isTemporary })
 
             var seen: [String] = []
             try context.enumerate(descriptor, batchSize: 3) { seen.append($0.name) }
