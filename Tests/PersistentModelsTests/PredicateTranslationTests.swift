@@ -33,6 +33,7 @@ struct TypedPredicateCase<Model: PersistentModel>: Sendable, CustomTestStringCon
         let minimum = 4
         let names = ["Lisbon", "Paris", "Nowhere"]
         let threshold = Date(timeIntervalSinceReferenceDate: 25)
+        let band = 3...4
         // Comparisons.
         cases.append(.init("rating == 4", #Predicate<Trip> { $0.rating == 4 }))
         cases.append(.init("rating != 4", #Predicate<Trip> { $0.rating != 4 }))
@@ -68,6 +69,9 @@ struct TypedPredicateCase<Model: PersistentModel>: Sendable, CustomTestStringCon
         cases.append(.init("rating >= 4", #Predicate<Trip> { $0.rating >= minimum }))
         cases.append(.init("name IN {'Lisbon', 'Paris', 'Nowhere'}", #Predicate<Trip> { names.contains($0.name) }))
         cases.append(.init("rating BETWEEN {3, 4}", #Predicate<Trip> { (3...4).contains($0.rating) }))
+        cases.append(.init("rating BETWEEN {3, 4}", #Predicate<Trip> { band.contains($0.rating) }))
+        cases.append(.init("rating >= 3 AND rating < 5", #Predicate<Trip> { (3..<5).contains($0.rating) }))
+        cases.append(.init("budget > 500", #Predicate<Trip> { $0.budget.flatMap { $0 > 500 } == true }))
         // To-many relationships.
         cases.append(
             .init(
