@@ -11,6 +11,7 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks InMemoryStoreBenchmark
 //     swift run -c release --package-path Benchmarks ConcurrentReadersBenchmark
 //     swift run -c release --package-path Benchmarks MigrationBenchmark
+//     swift run -c release --package-path Benchmarks TypedModelBenchmark
 //     swift run -c release --package-path Benchmarks PostgreSQLStoreBenchmark --url "$(bash scripts/postgres-scratch.sh start)"
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
@@ -26,6 +27,11 @@ let package = Package(
     targets: [
         // What the benchmarks share: timings with medians, table formatting, SVG charts.
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
+        // W1/W2 through `@Model` classes against the same work by name (`value(forKey:)`).
+        .executableTarget(
+            name: "TypedModelBenchmark",
+            dependencies: [.product(name: "PersistentModels", package: "PersistentStores"), "BenchmarkSupport"],
+            path: "Sources/TypedModelBenchmark"),
         // W7: save then load N nodes in the Binary store vs JSONEncoder/JSONDecoder and raw bytes.
         .executableTarget(
             name: "BinaryStoreBenchmark",
