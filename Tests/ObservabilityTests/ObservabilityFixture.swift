@@ -53,8 +53,18 @@ enum ObservabilityFixture {
         try context.save()
     }
 
-    /// Every metadata value of an entry as text, nested values included.
+    /// Every metadata value of an entry as text, nested values included (as they are, not
+    /// escaped as a description would).
     static func text(of metadata: Logger.Metadata) -> String {
-        metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: " ")
+    }
+
+    static func text(of value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let string): return string
+        case .stringConvertible(let convertible): return convertible.description
+        case .array(let values): return "[" + values.map { text(of: $0) }.joined(separator: ", ") + "]"
+        case .dictionary(let dictionary): return "{" + text(of: dictionary) + "}"
+        }
     }
 }

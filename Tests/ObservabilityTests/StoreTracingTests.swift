@@ -22,9 +22,9 @@ struct StoreTracingTests {
 
             let teams = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Team"))
             #expect(teams.count == 2)
-            let spans = tracer.finishedSpans.filter { $0.operationName == "fetch Team" }
-            #expect(spans.count == 1)
-            let span = try #require(spans.first)
+            let finished = tracer.finishedSpans
+            #expect(finished.map(\.operationName) == ["fetch Team"], "one span for the fetch")
+            let span = try #require(finished.first { $0.operationName == "fetch Team" })
             #expect(span.kind == .client)
             #expect(span.attributes["db.system"]?.toSpanAttribute() == .string("sqlite"))
             #expect(span.attributes["db.operation.name"]?.toSpanAttribute() == .string("fetch"))
