@@ -42,7 +42,7 @@ struct PersistenceServiceTests {
                 // save is the coordinator's own: a context would first ask the coordinator for
                 // permanent IDs, which waits for the save in progress, which waits for this.)
                 do {
-                    try coordinator.save(SaveChangesRequest())
+                    _ = try coordinator.save(SaveChangesRequest())
                     BlockingStore.log.withLock { $0.append("accepted a late save") }
                 } catch let error as StoreError {
                     BlockingStore.log.withLock { $0.append(error.message.contains("shutting down") ? "refused" : error.message) }
