@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "JSONFileStore", targets: ["JSONFileStore"]),
         .library(name: "DirectoryStore", targets: ["DirectoryStore"]),
         .executable(name: "storectl", targets: ["storectl"]),
+        // A container as a swift-service-lifecycle `Service`, for servers.
+        .library(name: "PersistenceService", targets: ["PersistenceService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,6 +28,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The `@Model` macros' compiler plugin only; no library target links it.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Logging, metrics and tracing (SSWG API packages; no backend is linked).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // `PersistenceService` only (it brings swift-async-algorithms and swift-collections).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries. Each is found through pkg-config; the providers tell SwiftPM which
@@ -43,7 +51,14 @@ let package = Package(
             name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
 
-        .target(name: "StoreCore", dependencies: ["CLibXML2"]),
+        .target(
+            name: "StoreCore",
+            dependencies: [
+                "CLibXML2",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
         .target(name: "InMemoryStore", dependencies: ["StoreCore"]),
         .target(name: "SQLiteStore", dependencies: ["StoreCore", "CSQLite"]),
         .target(name: "AtomicBinaryStore", dependencies: ["StoreCore", "CZlib"]),
@@ -71,6 +86,14 @@ let package = Package(
             ]),
         // `@Model` classes, `ModelContainer`/`ModelContext`/`FetchDescriptor`; re-exports the umbrella.
         .target(name: "PersistentModels", dependencies: ["PersistentStores", "PersistentModelsMacros"]),
+        // `PersistentContainer` as a `Service`: loads on run, drains saves on graceful shutdown.
+        // Its own target so StoreCore's users do not build swift-service-lifecycle.
+        .target(
+            name: "PersistenceService",
+            dependencies: [
+                "StoreCore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .target(name: "Conformance", dependencies: ["StoreCore"], path: "Conformance"),
         .executableTarget(
             name: "storectl",
@@ -100,6 +123,17 @@ let package = Package(
         .testTarget(
             name: "StoreCoreTests", dependencies: ["StoreCore", "PersistentStores", "StoreTestSupport"],
             resources: [.copy("Resources")]),
+        // Logging, metrics, tracing and the service lifecycle, with in-memory test doubles.
+        .testTarget(
+            name: "ObservabilityTests",
+            dependencies: [
+                "StoreCore", "PersistentStores", "PersistenceService", "StoreTestSupport",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["InMemoryStore", "StoreCore"]),
         .testTarget(
             name: "SQLiteStoreTests",
@@ -128,7 +162,11 @@ let package = Package(
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(
             name: "ReadmeSnippetsTests",
-            dependencies: ["PersistentStores", "JSONFileStore", "DirectoryStore", "Conformance"]),
+            dependencies: [
+                "PersistentStores", "JSONFileStore", "DirectoryStore", "Conformance", "PersistenceService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

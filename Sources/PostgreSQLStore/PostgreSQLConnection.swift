@@ -15,6 +15,9 @@ final class PostgreSQLConnection {
     /// Where it is connected, without a password.
     let endpoint: PostgreSQLEndpoint
     private var transactionDepth = 0
+    /// What each statement is reported to (SQL, duration, rows, and at `trace` the bound
+    /// values); nil when nothing is observed.
+    var observer: StoreInstrumentation?
 
     /// Connects; 134080 naming the server (never the password) when libpq cannot.
     init(endpoint: PostgreSQLEndpoint) throws {
@@ -70,6 +73,7 @@ final class PostgreSQLConnection {
         let count = Int32(parameters.count)
         let format: Int32 = binary ? 1 : 0
         let name = prepared ? try preparedStatement(for: sql, context()) : nil
+        let start = observer == nil ? nil : ContinuousClock.now
         let result: OpaquePointer? = withParameterBuffers(parameters) { values, lengths, formats in
             if let name {
                 return PQexecPrepared(handle, name, count, values, lengths, formats, format)
@@ -77,12 +81,31 @@ final class PostgreSQLConnection {
             return PQexecParams(handle, sql, count, nil, values, lengths, formats, format)
         }
         do {
-            return try checked(result, context())
+            let checkedResult = try checked(result, context())
+            if let start, let observer {
+                let rows = checkedResult.columnCount > 0 ? checkedResult.rowCount : checkedResult.affectedRows
+                observer.statement(
+                    sql, duration: start.duration(to: .now), rows: rows,
+                    values: observer.tracesValues ? parameters.map(Self.describe) : nil)
+            }
+            return checkedResult
         } catch {
+            if let start, let observer {
+                observer.statement(sql, duration: start.duration(to: .now), rows: 0, values: nil)
+            }
             // A prepared statement that failed is prepared afresh next time (a changed table
             // makes the server refuse a plan whose result type changed).
             if name != nil { preparedStatements[sql] = nil }
             throw error
+        }
+    }
+
+    /// How a bound value reads in the log.
+    private static func describe(_ parameter: PostgreSQLParameter) -> String {
+        switch parameter {
+        case .null: return "NULL"
+        case .text(let text): return StoreInstrumentation.describe(text: text)
+        case .binary(let data): return "<\(data.count) bytes>"
         }
     }
 

@@ -32,6 +32,7 @@ extension PostgreSQLStore: ConcurrentReadingStore {
         let size = try Self.readConnections(options: options)
         guard size > 0, let url, let schema else { return nil }
         let (model, configurationName, options, identifier) = (model, configurationName, options, identifier)
+        let observer = connection?.observer
         return ReadConnectionPool(
             size: size,
             open: {
@@ -40,6 +41,7 @@ extension PostgreSQLStore: ConcurrentReadingStore {
                 try connection.execute(
                     "SET search_path TO \(PostgreSQLConnection.quote(reader.endpoint.schema))", [], "choosing the schema")
                 try connection.execute("SET default_transaction_read_only = on", [], "making the read connection read-only")
+                connection.observer = observer
                 reader.connection = connection
                 reader.schema = schema
                 reader.metadata[MetadataKey.storeUUID] = .string(identifier)
@@ -53,5 +55,13 @@ extension PostgreSQLStore: ConcurrentReadingStore {
                     try reader.fetch(request)
                 }
             })
+    }
+}
+
+extension PostgreSQLStore: InstrumentedStore {
+    /// Reports every later statement of the store's connection (and of its read pool's) to
+    /// `instrumentation`, when it observes statements at all.
+    package func instrument(_ instrumentation: StoreInstrumentation) {
+        connection?.observer = instrumentation.observesStatements ? instrumentation : nil
     }
 }

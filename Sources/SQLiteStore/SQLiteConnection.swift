@@ -22,6 +22,9 @@ final class SQLiteConnection {
     /// hundreds of statements; resetting them all cost every read transaction that much).
     private var handedOut: [SQLiteStatement] = []
     private var transactionDepth = 0
+    /// What statements report to (see ``SQLiteStatement/observer``); nil when nothing is
+    /// observed.
+    var observer: StoreInstrumentation?
 
     /// Opens (or, when `create` is true and not read-only, creates) the database at `url`; an
     /// in-memory database when `url` is nil.
@@ -78,7 +81,9 @@ final class SQLiteConnection {
     /// pragmas, transaction control).
     func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
+        let start = observer == nil ? nil : ContinuousClock.now
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if let start, let observer { observer.statement(sql, duration: start.duration(to: .now), rows: 0, values: nil) }
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(message)
@@ -96,13 +101,17 @@ final class SQLiteConnection {
         guard rc == SQLITE_OK, let statement else {
             throw error(rc, "preparing \(sql)")
         }
-        return SQLiteStatement(handle: statement, connection: self, sql: sql)
+        let prepared = SQLiteStatement(handle: statement, connection: self, sql: sql)
+        prepared.observer = observer
+        return prepared
     }
 
     /// The cached prepared statement for `sql`, reset and with its bindings cleared. Statements
     /// stay prepared for the connection's lifetime, so a query runs without re-parsing.
     func cached(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] {
+            // Statements cached before the store was instrumented report from now on.
+            if observer != nil && statement.observer == nil { statement.observer = observer }
             statement.reset()
             noteHandedOut(statement)
             return statement
@@ -113,6 +122,7 @@ final class SQLiteConnection {
             throw error(rc, "preparing \(sql)")
         }
         let wrapped = SQLiteStatement(handle: statement, connection: self, sql: sql)
+        wrapped.observer = observer
         if statements.count >= Self.statementCacheLimit {
             // Queries built from varying shapes (IN lists, changed-column sets) must not grow the
             // cache without bound; callers never hold a cached statement across this call.

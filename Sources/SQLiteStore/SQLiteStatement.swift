@@ -14,6 +14,19 @@ final class SQLiteStatement {
     private unowned let connection: SQLiteConnection
     /// Whether the connection handed this cached statement out since it last reset them.
     var isHandedOut = false
+    /// What each run of the statement is reported to (SQL, duration, rows, and at `trace` the
+    /// bound values); nil when nothing is observed, which leaves one nil check per step.
+    var observer: StoreInstrumentation? {
+        didSet { recordsValues = observer?.tracesValues == true }
+    }
+    /// Whether binds are written down for the log (`trace`).
+    private var recordsValues = false
+    /// When the current run started (its first step); nil between runs.
+    private var runStart: ContinuousClock.Instant?
+    /// Rows the current run returned so far.
+    private var rowsRead = 0
+    /// The bound values as they read in the log, by parameter index (only at `trace`).
+    private var boundValues: [Int32: String] = [:]
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -35,6 +48,8 @@ final class SQLiteStatement {
 
     /// Resets the statement for another run and clears its bindings.
     func reset() {
+        if runStart != nil { finishRun() }
+        if recordsValues { boundValues.removeAll(keepingCapacity: true) }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -45,16 +60,26 @@ final class SQLiteStatement {
     var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
 
     /// Binds NULL.
-    func bindNull(at index: Int32) { sqlite3_bind_null(handle, index) }
+    func bindNull(at index: Int32) {
+        if recordsValues { boundValues[index] = "NULL" }
+        sqlite3_bind_null(handle, index)
+    }
 
     /// Binds an integer.
-    func bind(int64 value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
+    func bind(int64 value: Int64, at index: Int32) {
+        if recordsValues { boundValues[index] = String(value) }
+        sqlite3_bind_int64(handle, index, value)
+    }
 
     /// Binds a double (NaN must not reach here: SQLite turns it into NULL).
-    func bind(double value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
+    func bind(double value: Double, at index: Int32) {
+        if recordsValues { boundValues[index] = String(value) }
+        sqlite3_bind_double(handle, index, value)
+    }
 
     /// Binds text, copying its UTF-8 bytes without an intermediate allocation for native strings.
     func bind(text value: String, at index: Int32) {
+        if recordsValues { boundValues[index] = StoreInstrumentation.describe(text: value) }
         var value = value
         value.withUTF8 { buffer in
             // A non-nil pointer even for "", so SQLite stores an empty string rather than NULL.
@@ -67,6 +92,7 @@ final class SQLiteStatement {
 
     /// Binds bytes; empty data is a zero-length blob, not NULL.
     func bind(blob value: Data, at index: Int32) {
+        if recordsValues { boundValues[index] = "<\(value.count) bytes>" }
         if value.isEmpty {
             sqlite3_bind_zeroblob(handle, index, 0)
             return
@@ -78,6 +104,7 @@ final class SQLiteStatement {
 
     /// Binds raw bytes.
     func bind(bytes buffer: UnsafeRawBufferPointer, at index: Int32) {
+        if recordsValues { boundValues[index] = "<\(buffer.count) bytes>" }
         if buffer.isEmpty {
             sqlite3_bind_zeroblob(handle, index, 0)
         } else {
@@ -92,6 +119,7 @@ final class SQLiteStatement {
     /// open, which blocks journal-mode changes and WAL checkpoints.
     @discardableResult
     func step() throws -> Bool {
+        if observer != nil { return try observedStep() }
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -103,6 +131,40 @@ final class SQLiteStatement {
             sqlite3_reset(handle)
             throw error
         }
+    }
+
+    /// ``step()`` that times the run and reports it when it ends (done, failed, or reset early).
+    private func observedStep() throws -> Bool {
+        if runStart == nil {
+            runStart = .now
+            rowsRead = 0
+        }
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW:
+            rowsRead += 1
+            return true
+        case SQLITE_DONE:
+            finishRun()
+            sqlite3_reset(handle)
+            return false
+        default:
+            finishRun()
+            let error = connection.error(rc, "running \(sql)")
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Reports the run that just ended: rows returned, or rows changed for a statement that
+    /// returns none.
+    private func finishRun() {
+        guard let start = runStart, let observer else { return }
+        runStart = nil
+        let duration = start.duration(to: .now)
+        let rows = columnCount > 0 ? rowsRead : connection.changes
+        let values = recordsValues ? boundValues.sorted { $0.key < $1.key }.map(\.value) : nil
+        observer.statement(sql, duration: duration, rows: rows, values: values)
     }
 
     /// Steps to completion (statements that return no rows).

@@ -31,15 +31,18 @@ extension SQLiteStore {
         guard size > 0, let url, let connection, let schema else { return nil }
         guard try connection.pragmaValue("journal_mode")?.lowercased() == "wal" else { return nil }
         let (model, configurationName, options, identifier, readOnly) = (model, configurationName, options, identifier, isReadOnly)
+        let observer = connection.observer
         // Each reader runs each fetch in one read transaction, so its queries (the rows and their
         // prefetched relationships) see one committed snapshot, and no statement keeps an old
         // snapshot open after it.
         return ReadConnectionPool(
             size: size,
             open: {
-                try SQLiteStore.reader(
+                let reader = try SQLiteStore.reader(
                     model: model, configurationName: configurationName, url: url, options: options, schema: schema,
                     identifier: identifier, readOnly: readOnly)
+                reader.connection?.observer = observer
+                return reader
             },
             answer: { reader, request in try reader.fetchInReadTransaction(request) })
     }
@@ -68,5 +71,14 @@ extension SQLiteStore {
     func fetchInReadTransaction(_ request: FetchRequest) throws -> StoreResult {
         let (connection, _) = try ready()
         return try connection.readTransaction { try fetch(request) }
+    }
+}
+
+extension SQLiteStore: InstrumentedStore {
+    /// Reports every later statement of the store's connection (and of its read pool's) to
+    /// `instrumentation`, when it observes statements at all.
+    package func instrument(_ instrumentation: StoreInstrumentation) {
+        self.instrumentation = instrumentation
+        connection?.observer = instrumentation.observesStatements ? instrumentation : nil
     }
 }

@@ -78,6 +78,8 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     public private(set) var queryCount = 0
     /// The SQL of the last compiled fetch (for tests and diagnostics).
     var lastQuery: String?
+    /// What the store's statements report to (logging, slow statements, query text in spans).
+    var instrumentation: StoreInstrumentation?
 
     /// Creates the store object; ``loadMetadata()`` opens the file.
     public required init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws {

@@ -47,10 +47,19 @@ public final class PersistentContainer {
     /// ```swift
     /// let container = PersistentContainer(name: "League", model: v3, versions: [v1, v2])
     /// ```
-    public init(name: String, model: ObjectModel, versions: [ObjectModel] = [], registry: StoreRegistry = .shared) {
+    ///
+    /// `observability` is the logger, metrics backend and tracer the stores report to (see
+    /// ``StoreObservability``); its stores are named after the container unless it names them.
+    public init(
+        name: String, model: ObjectModel, versions: [ObjectModel] = [], registry: StoreRegistry = .shared,
+        observability: StoreObservability? = nil
+    ) {
         self.name = name
         self.managedObjectModel = model
-        self.persistentStoreCoordinator = PersistentStoreCoordinator(model: model, versions: versions, registry: registry)
+        var observability = observability ?? StoreObservability()
+        if observability.name == nil { observability.name = name }
+        self.persistentStoreCoordinator = PersistentStoreCoordinator(
+            model: model, versions: versions, registry: registry, observability: observability)
         self.persistentStoreDescriptions = []
     }
 
@@ -58,10 +67,12 @@ public final class PersistentContainer {
     /// (its current version, and every version as ``PersistentStoreCoordinator/modelVersions``,
     /// the sources automatic migration accepts), an `.xcdatamodel` folder or a JSON model (see
     /// ``ObjectModel/init(contentsOf:)``).
-    public convenience init(name: String, modelURL: URL, registry: StoreRegistry = .shared) throws {
+    public convenience init(
+        name: String, modelURL: URL, registry: StoreRegistry = .shared, observability: StoreObservability? = nil
+    ) throws {
         let model = try ObjectModel(contentsOf: modelURL)
         let versions = try ObjectModel.versions(ofModelAt: modelURL)
-        self.init(name: name, model: model, versions: versions, registry: registry)
+        self.init(name: name, model: model, versions: versions, registry: registry, observability: observability)
     }
 
     /// The context for the container's own isolation domain (Core Data's main-queue context),
@@ -171,7 +182,7 @@ public final class PersistentContainer {
     /// itself: as in Core Data, a container migrates a store whose model changed
     /// (`docs/migration.md`); set ``StoreDescription/shouldMigrateStoreAutomatically`` to
     /// false in a description's options to turn it off.
-    static func migratingByDefault(_ description: StoreDescription) -> StoreDescription {
+    package static func migratingByDefault(_ description: StoreDescription) -> StoreDescription {
         var result = description
         for key in [StoreOptionKey.migrateAutomatically, StoreOptionKey.inferMappingModel] where result.options[key] == nil {
             result.options[key] = .bool(true)
@@ -214,7 +225,7 @@ public final class PersistentContainer {
     }
 
     /// Creates `folder` (and its parents) when missing; a failure says why, naming the folder.
-    static func createFolder(_ folder: URL, for description: StoreDescription) throws {
+    package static func createFolder(_ folder: URL, for description: StoreDescription) throws {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         if fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {

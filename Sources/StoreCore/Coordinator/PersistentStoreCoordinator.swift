@@ -1,5 +1,7 @@
+import CoreMetrics
 import Foundation
 import Synchronization
+import Tracing
 
 
 /// The coordinator: one model, any number of stores behind it, and the row cache. Contexts talk
@@ -34,6 +36,17 @@ public final class PersistentStoreCoordinator: Sendable {
     /// know when to look again without taking the lock per object.
     let classGeneration = Atomic<Int>(0)
     private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
+    /// Where the stores log, count and trace what they do (see `docs/observability.md`), with
+    /// the process's debug switch applied.
+    public let observability: StoreObservability
+    /// The metrics backend the stores' metrics go to; nil when none is bootstrapped or given.
+    let metricsFactory: (any MetricsFactory)?
+    /// The tracer the stores' spans go to; nil when none is bootstrapped or given.
+    let tracer: (any Tracer)?
+    /// The rows in the row cache, recorded after fetches and saves; nil without metrics.
+    let rowCacheGauge: Gauge?
+    /// Counts the saves in progress and refuses new ones once the coordinator is closing.
+    let saveGate = SaveGate()
 
     struct Slot {
         let handle: StoreHandle
@@ -41,6 +54,8 @@ public final class PersistentStoreCoordinator: Sendable {
         /// What answers this store's fetches outside the lock; nil for stores that read under
         /// the lock only.
         var fetcher: (any ConcurrentFetcher)? = nil
+        /// What the store reports to; nil when logging, metrics and tracing are all off.
+        var instrumentation: StoreInstrumentation? = nil
     }
 
     struct CachedRow {
@@ -101,10 +116,27 @@ public final class PersistentStoreCoordinator: Sendable {
     ///     written with one of them, and refuses any other (134130). Including `model` itself
     ///     is harmless.
     ///   - registry: where store type names are looked up.
-    public init(model: ObjectModel, versions: [ObjectModel] = [], registry: StoreRegistry = .shared) {
+    ///   - observability: the logger, metrics backend and tracer the stores report to; nil for
+    ///     none (the metrics backend and tracer bootstrapped in the process, if any, are used;
+    ///     the debug switch `PERSISTENCE_SQL_DEBUG` still logs to standard error).
+    public init(
+        model: ObjectModel, versions: [ObjectModel] = [], registry: StoreRegistry = .shared,
+        observability: StoreObservability? = nil
+    ) {
         self.model = model
         self.modelVersions = versions
         self.registry = registry
+        let observability = (observability ?? StoreObservability()).resolved()
+        self.observability = observability
+        // Read once: the metrics and spans of a coordinator go where the process had
+        // bootstrapped them when it was made; a no-op backend means nothing is measured.
+        let factory = observability.metricsFactory ?? MetricsSystem.factory
+        self.metricsFactory = factory is NOOPMetricsHandler ? nil : factory
+        let tracer = observability.tracer ?? InstrumentationSystem.tracer
+        self.tracer = tracer is NoOpTracer ? nil : tracer
+        self.rowCacheGauge = metricsFactory.map {
+            Gauge(label: "persistence.row_cache.rows", dimensions: [("store.name", observability.name ?? "coordinator")], factory: $0)
+        }
         self.state = Locked(State())
         self.uniqueness = UniquenessCheck(model: model)
         self.hasDerivedAttributes = model.entities.contains { $0.attributes.contains { $0.derivationExpression != nil } }
@@ -221,10 +253,21 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             // Checks the store against the model; migrates it first when the options ask for it
             // (Migration/PersistentStoreCoordinator+Migration.swift).
-            let store = try Self.openStore(
-                storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options)
+            // An automatic migration while opening reports to the store's instrumentation.
+            let store = try StoreInstrumentation.$migrating.withValue(instrumentation(storeType: type, url: url)) {
+                try Self.openStore(
+                    storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options)
+            }
             return try attach(store, type: type, state: &state)
         }
+    }
+
+    /// What a store of `storeType` at `url` reports to; nil when logging, metrics and tracing
+    /// are all off.
+    func instrumentation(storeType: String, url: URL?) -> StoreInstrumentation? {
+        StoreInstrumentation(
+            observability: observability, storeType: storeType, url: url, model: model, metricsFactory: metricsFactory,
+            tracer: tracer)
     }
 
     /// Puts a loaded and checked store into the coordinator's slots and returns its handle.
@@ -238,12 +281,15 @@ public final class PersistentStoreCoordinator: Sendable {
         let handle = StoreHandle(
             identifier: store.identifier, type: type, url: store.url, configurationName: store.configurationName,
             isReadOnly: store.isReadOnly, options: store.options)
+        let instrumentation = self.instrumentation(storeType: type, url: store.url)
+        // Before the fetcher is made, so the read pool's connections report too.
+        if let instrumentation, let instrumented = store as? any InstrumentedStore { instrumented.instrument(instrumentation) }
         var fetcher: (any ConcurrentFetcher)?
         if storeClass.capabilities.contains(.concurrentReads), let reading = store as? any ConcurrentReadingStore {
             fetcher = try reading.makeConcurrentFetcher()
         }
         store.didAdd(to: self)
-        state.slots.append(Slot(handle: handle, store: store, fetcher: fetcher))
+        state.slots.append(Slot(handle: handle, store: store, fetcher: fetcher, instrumentation: instrumentation))
         state.compiledFetches.removeAll()
         state.storeGeneration &+= 1
         return handle
@@ -436,7 +482,7 @@ public final class PersistentStoreCoordinator: Sendable {
         // requests too large to hash cheaply are validated every time.
         let shape = FetchRequestShape.isCompact(request) ? FetchRequestShape(request) : nil
         var compiled: CompiledFetch?
-        var concurrent: (fetcher: any ConcurrentFetcher, generation: UInt64)?
+        var concurrent: (fetcher: any ConcurrentFetcher, generation: UInt64, instrumentation: StoreInstrumentation?)?
         // A fetch from one store that reads concurrently runs outside the lock; the lock is
         // taken again only to count it and update the row cache with what it read.
         if let shape {
@@ -464,16 +510,18 @@ public final class PersistentStoreCoordinator: Sendable {
                 return (made, Self.concurrentFetcher(for: made, in: state))
             }
         }
-        if let concurrent, let result = try concurrent.fetcher.fetch(request) {
-            state.withLock { state in
+        if let concurrent, let result = try Self.fetchConcurrently(request, with: concurrent.fetcher, concurrent.instrumentation) {
+            let cached = state.withLock { state in
                 state.statistics.fetches += 1
                 state.statistics.concurrentFetches += 1
                 if remembering { Self.remember(result, in: &state, readAt: concurrent.generation) }
+                return state.rowCache.count
             }
+            rowCacheGauge?.record(cached)
             return result
         }
         let entities = compiled?.entities ?? request.matchingEntityNames(in: model)
-        return try state.withLock { state in
+        let result = try state.withLock { state in
             // The compiled slot positions hold until a store is added or removed.
             let slots: [Slot]
             if let compiled, compiled.storeGeneration == state.storeGeneration {
@@ -535,17 +583,43 @@ public final class PersistentStoreCoordinator: Sendable {
             if remembering { Self.remember(result, in: &state) }
             return result
         }
+        if let rowCacheGauge { rowCacheGauge.record(cachedRowCount) }
+        return result
     }
 
     /// The fetcher that answers a compiled request outside the lock, with the write generation
     /// it starts at: when the request goes to one store and that store reads concurrently.
     private static func concurrentFetcher(
         for compiled: CompiledFetch, in state: State
-    ) -> (fetcher: any ConcurrentFetcher, generation: UInt64)? {
+    ) -> (fetcher: any ConcurrentFetcher, generation: UInt64, instrumentation: StoreInstrumentation?)? {
         guard compiled.storeGeneration == state.storeGeneration, compiled.slots.count == 1,
             let fetcher = state.slots[compiled.slots[0]].fetcher
         else { return nil }
-        return (fetcher, state.writeGeneration)
+        return (fetcher, state.writeGeneration, state.slots[compiled.slots[0]].instrumentation)
+    }
+
+    /// Asks a store's fetcher, outside the lock; nil when it cannot take the request now.
+    private static func fetchConcurrently(
+        _ request: FetchRequest, with fetcher: any ConcurrentFetcher, _ instrumentation: StoreInstrumentation?
+    ) throws -> StoreResult? {
+        guard let instrumentation else { return try fetcher.fetch(request) }
+        let result = try instrumentation.fetch(request, rows: { $0.map(Self.rowCount) }) { try fetcher.fetch(request) }
+        if instrumentation.metrics != nil {
+            instrumentation.readPool(openConnections: (fetcher as? any ReadPoolStatus)?.openedCount, busy: result == nil)
+        }
+        return result
+    }
+
+    /// The objects, IDs or dictionaries a result holds (1 for a count), for metrics and logs.
+    static func rowCount(_ result: StoreResult) -> Int {
+        switch result {
+        case .nodes(let nodes): return nodes.count
+        case .objectIDs(let ids): return ids.count
+        case .dictionaries(let rows): return rows.count
+        case .count: return 1
+        case .saved(let versions): return versions.count
+        case .batch: return 0
+        }
     }
 
     /// The number of compiled fetch requests the coordinator keeps (at most 256).
@@ -561,6 +635,11 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     private static func fetch(_ request: FetchRequest, from slot: Slot) throws -> StoreResult {
+        guard let instrumentation = slot.instrumentation else { return try fetchUnobserved(request, from: slot) }
+        return try instrumentation.fetch(request, rows: { Self.rowCount($0) }) { try fetchUnobserved(request, from: slot) }
+    }
+
+    private static func fetchUnobserved(_ request: FetchRequest, from slot: Slot) throws -> StoreResult {
         if let incremental = slot.store as? any IncrementalStore {
             return try incremental.execute(.fetch(request))
         } else if let atomic = slot.store as? AtomicStore {
@@ -631,6 +710,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
                 return node
             }
+            slot.instrumentation?.faultsFired(1)
             if !refreshingCache, let cached = state.rowCache[objectID] { return cached.node }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.nodeLoads += 1
@@ -665,6 +745,7 @@ public final class PersistentStoreCoordinator: Sendable {
             nodes.reserveCapacity(objectIDs.count)
             for (store, ids) in idsByStore {
                 guard let slot = state.slot(for: store) else { continue }
+                slot.instrumentation?.faultsFired(ids.count)
                 if let atomic = slot.store as? AtomicStore {
                     nodes += ids.compactMap { atomic.cacheNode(for: $0) }
                     continue
@@ -687,6 +768,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 guard let node = atomic.cacheNode(for: objectID) else { throw Self.missing(objectID) }
                 return node.destinations(forToMany: relationshipName) ?? node.destination(forToOne: relationshipName).map { [$0] } ?? []
             }
+            slot.instrumentation?.faultsFired(1)
             if let cached = state.rowCache[objectID]?.node.destinations(forToMany: relationshipName) { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.relationshipLoads += 1
@@ -739,7 +821,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// enters the row cache held once, by the context's object that was saved (so the context
     /// need not count it in a second call).
     func save(_ request: SaveChangesRequest, insertedRowsHeld: Bool) throws -> [ObjectID: Int64] {
-        try state.withLock { state in
+        try saveGate.enter()
+        defer { saveGate.leave() }
+        let versions = try state.withLock { state in
             var parts: [(Slot, SaveChangesRequest)] = []
             for slot in state.slots {
                 let part = request.filtered(toStore: slot.handle.identifier)
@@ -766,7 +850,11 @@ public final class PersistentStoreCoordinator: Sendable {
                     }
                     return nodes
                 }
-                if !conflicts.isEmpty { throw StoreError.constraintConflicts(conflicts) }
+                if !conflicts.isEmpty {
+                    let error = StoreError.constraintConflicts(conflicts)
+                    parts.first?.0.instrumentation?.countConflicts(error)
+                    throw error
+                }
             }
             var versions: [ObjectID: Int64] = [:]
             if !parts.isEmpty { state.writeGeneration &+= 1 }
@@ -775,7 +863,13 @@ public final class PersistentStoreCoordinator: Sendable {
                 if let incremental = slot.store as? any IncrementalStore {
                     // An empty save still writes metadata set since the last one.
                     state.metadataPending.remove(slot.handle.identifier)
-                    guard case .saved(let saved) = try incremental.execute(.save(part)) else {
+                    let answer: StoreResult
+                    if let instrumentation = slot.instrumentation {
+                        answer = try instrumentation.save(part) { try incremental.execute(.save(part)) }
+                    } else {
+                        answer = try incremental.execute(.save(part))
+                    }
+                    guard case .saved(let saved) = answer else {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
                     if versions.isEmpty { versions = saved } else { versions.merge(saved) { _, new in new } }
@@ -799,13 +893,21 @@ public final class PersistentStoreCoordinator: Sendable {
                     }
                     for node in part.deletedObjects { state.rowCache[node.objectID] = nil }
                 } else if let atomic = slot.store as? AtomicStore {
-                    versions.merge(try atomic.apply(part)) { _, new in new }
+                    let applied: [ObjectID: Int64]
+                    if let instrumentation = slot.instrumentation {
+                        applied = try instrumentation.save(part) { try atomic.apply(part) }
+                    } else {
+                        applied = try atomic.apply(part)
+                    }
+                    versions.merge(applied) { _, new in new }
                 } else {
                     throw Self.unsupported(slot)
                 }
             }
             return versions
         }
+        if let rowCacheGauge { rowCacheGauge.record(cachedRowCount) }
+        return versions
     }
 
     // MARK: Persistent history

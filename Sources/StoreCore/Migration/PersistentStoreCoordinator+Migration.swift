@@ -99,9 +99,16 @@ extension PersistentStoreCoordinator {
         }
         do {
             let mapping = try MappingModel.inferred(from: sourceModel, to: model)
-            try MigrationManager.migrate(
-                at: url, storeClass: storeClass, steps: [(sourceModel, model, mapping)], configuration: configuration,
-                options: options, progress: nil)
+            let migrate = {
+                try MigrationManager.migrate(
+                    at: url, storeClass: storeClass, steps: [(sourceModel, model, mapping)], configuration: configuration,
+                    options: options, progress: nil)
+            }
+            if let instrumentation = StoreInstrumentation.migrating {
+                try instrumentation.migration(migrate)
+            } else {
+                try migrate()
+            }
         } catch var error as StoreError {
             if !error.message.contains(url.path) { error.message += "; store: \(url.path)" }
             if error.fileURL == nil { error.fileURL = url }

@@ -10,7 +10,7 @@ import Foundation
 /// ``size``; a fetch that finds every reader busy, or cannot open one, is handed back to the
 /// coordinator (it then runs on the store's own connection under the lock, which reports what
 /// is wrong).
-package final class ReadConnectionPool<Reader: AnyObject>: ConcurrentFetcher {
+package final class ReadConnectionPool<Reader: AnyObject>: ConcurrentFetcher, ReadPoolStatus {
     /// The most readers the pool opens.
     package let size: Int
     private let readers = Locked<(idle: [Reader], opened: Int)>(([], 0))
@@ -65,4 +65,10 @@ package final class ReadConnectionPool<Reader: AnyObject>: ConcurrentFetcher {
             }
         }
     }
+}
+
+/// A read pool that tells how many connections it opened (for the read-pool gauge).
+package protocol ReadPoolStatus: Sendable {
+    /// The number of readers opened so far.
+    var openedCount: Int { get }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import MetricsTestKit
+import StoreCore
+import StoreTestSupport
+import Testing
+
+/// Saves, fetches, objects, faults and conflicts are counted in the factory given, with the
+/// store's type and name as dimensions.
+@Suite("Store metrics")
+struct StoreMetricsTests {
+    static let dimensions = [("store.type", "SQLite"), ("store.name", "League")]
+
+    @Test("A save and a fetch are counted and timed, with the objects they carry")
+    func saveAndFetch() throws {
+        try withTemporaryDirectory { directory in
+            let metrics = TestMetrics()
+            let coordinator = try ObservabilityFixture.coordinator(
+                at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(metricsFactory: metrics))
+            try ObservabilityFixture.insertTeams(["Lions", "Tigers"], into: coordinator)
+            #expect(metrics.counterTotal(label: "persistence.saves", dimensions: Self.dimensions) == 1)
+            #expect(metrics.counterTotal(label: "persistence.objects.inserted", dimensions: Self.dimensions) == 2)
+            #expect(try metrics.expectTimer("persistence.save.duration", Self.dimensions).values.count == 1)
+
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let teams = try context.fetch(FetchRequest(entityName: "Team"))
+            #expect(teams.count == 2)
+            #expect(metrics.counterTotal(label: "persistence.fetches", dimensions: Self.dimensions) == 1)
+            #expect(metrics.counterTotal(label: "persistence.objects.fetched", dimensions: Self.dimensions) == 2)
+            #expect(try metrics.expectTimer("persistence.fetch.duration", Self.dimensions).values.count == 1)
+            #expect(try metrics.expectGauge("persistence.row_cache.rows", [("store.name", "coordinator")]).lastValue == 2)
+
+            try teams[0].setValue(.int(7), forKey: "wins")
+            context.delete(teams[1])
+            try context.save()
+            #expect(metrics.counterTotal(label: "persistence.saves", dimensions: Self.dimensions) == 2)
+            #expect(metrics.counterTotal(label: "persistence.objects.updated", dimensions: Self.dimensions) == 1)
+            #expect(metrics.counterTotal(label: "persistence.objects.deleted", dimensions: Self.dimensions) == 1)
+        }
+    }
+
+    @Test("Conflicts (133020) and faults are counted")
+    func conflictsAndFaults() throws {
+        try withTemporaryDirectory { directory in
+            let metrics = TestMetrics()
+            let coordinator = try ObservabilityFixture.coordinator(
+                at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(metricsFactory: metrics))
+            try ObservabilityFixture.insertTeams(["Lions"], into: coordinator)
+            let first = ManagedObjectContext(coordinator: coordinator)
+            let second = ManagedObjectContext(coordinator: coordinator)
+            let mine = try #require(try first.fetch(FetchRequest(entityName: "Team")).first)
+            let theirs = try #require(try second.fetch(FetchRequest(entityName: "Team")).first)
+            try mine.setValue(.int(10), forKey: "wins")
+            try first.save()
+            try theirs.setValue(.int(20), forKey: "wins")
+            #expect(storeError { try second.save() }?.code == .managedObjectMerge)
+            #expect(metrics.counterTotal(label: "persistence.conflicts", dimensions: Self.dimensions) == 1)
+
+            let faulted = ManagedObjectContext(coordinator: coordinator).object(with: mine.objectID)
+            _ = faulted.value(forKey: "name")
+            #expect(metrics.counterTotal(label: "persistence.faults.fired", dimensions: Self.dimensions) >= 1)
+        }
+    }
+
+    @Test("Metric objects are made once per store, not per operation")
+    func metricsMadeOnce() throws {
+        try withTemporaryDirectory { directory in
+            let metrics = TestMetrics()
+            let coordinator = try ObservabilityFixture.coordinator(
+                at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(metricsFactory: metrics))
+            let made = metrics.counters.count + metrics.timers.count + metrics.recorders.count
+            for round in 0..<5 {
+                try ObservabilityFixture.insertTeams(["Team \(round)"], into: coordinator)
+                _ = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Team"))
+            }
+            #expect(metrics.counters.count + metrics.timers.count + metrics.recorders.count == made)
+        }
+    }
+}
