@@ -19,15 +19,17 @@ extension StoreDescription {
     ///   to that file's folder (see ``ConfigFileProvider``); elsewhere to the current folder.
     /// - `configuration` (string): the model configuration the store holds.
     /// - `readOnly`, `migrateAutomatically`, `inferMappingModel` (bool).
-    /// - `timeout` (number, seconds, 0 or more): `NSPersistentStoreTimeoutOption`.
+    /// - `timeout` (number, seconds, 0 or more): `NSPersistentStoreTimeoutOption` (SQLite's;
+    ///   other types ignore it, like every option of another registered type, so changing
+    ///   `type` alone switches the backend).
     /// - `pragmas` (list of `name=value`): SQLite pragmas (`NSSQLitePragmasOption`).
     /// - `createsParentDirectories` (bool): create the store file's missing folders
     ///   (`StoreOptionKey.createsParentDirectories`); on for a store placed in the container's
     ///   folder because it has no `path`.
     /// - `options` (list of `key=value`): any other store option, a custom store's own
     ///   included. For a store type that lists its options (`supportedOptions`, every
-    ///   built-in one does), an unknown key or a value of the wrong kind is an error, and a
-    ///   value is read as its option's kind; otherwise `true`/`false` become booleans, whole
+    ///   built-in one does), a key no registered type lists or a value not of its option's
+    ///   kind is an error, and a value is read as its option's kind; otherwise `true`/`false` become booleans, whole
     ///   numbers integers, other numbers doubles, anything else a string.
     ///
     /// A key present with a value of the wrong type is an error naming the key, never ignored.
@@ -88,14 +90,17 @@ extension StoreDescription {
             url = try defaultFile(type)
             placedByDefault = true
         }
-        // The options the type reads, when it lists them: any other is refused.
-        let known: [String: StoreOption]? = storeClass.supportedOptions.map { own in
+        // The options the type reads, when it lists them: any other is refused, unless another
+        // registered type reads it (so that changing `type` alone still switches the backend:
+        // a SQLite option is ignored by an XML store, as Core Data's stores ignore others').
+        let own: [String: StoreOption]? = storeClass.supportedOptions.map { own in
             Dictionary((StoreOptionKey.standardOptions + own).map { ($0.key, $0) }) { first, _ in first }
         }
-        func requireKnown(_ key: String, option: String) throws {
-            guard let known, known[option] == nil else { return }
-            throw keys.invalid(key, "\(type) stores have no such option (\(option))")
-        }
+        let others = Dictionary(
+            (StoreOptionKey.standardOptions
+                + registry.registeredStoreTypes.compactMap { registry.storeType(named: $0)?.supportedOptions }.joined())
+                .map { ($0.key, $0) }
+        ) { first, _ in first }
         var options: StoreOptions = [:]
         if let readOnly = try keys.bool("readOnly") { options[StoreOptionKey.readOnly] = .bool(readOnly) }
         if let migrate = try keys.bool("migrateAutomatically") {
@@ -108,14 +113,12 @@ extension StoreDescription {
             options[StoreOptionKey.createsParentDirectories] = .bool(true)
         }
         if let timeout = try keys.double("timeout") {
-            try requireKnown("timeout", option: Self.timeoutOption)
             guard timeout.isFinite, timeout >= 0 else {
                 throw keys.invalid("timeout", "\(timeout) is not a number of seconds, 0 or more")
             }
             options[Self.timeoutOption] = .double(timeout)
         }
         if let pragmas = try keys.stringArray("pragmas") {
-            try requireKnown("pragmas", option: Self.pragmasOption)
             var dictionary: [String: MetadataValue] = [:]
             for entry in pragmas {
                 let (name, value) = try Self.pair(entry, key: "pragmas", keys: keys)
@@ -125,15 +128,18 @@ extension StoreDescription {
         }
         for entry in try keys.stringArray("options") ?? [] {
             let (name, text) = try Self.pair(entry, key: "options", keys: keys)
-            guard let known else {
-                options[name] = Self.optionValue(text)
-                continue
-            }
-            guard let option = known[name] else {
-                let suggestion = EditDistance.closestMatch(to: name, in: known.keys.sorted()).map { " (did you mean \"\($0)\"?)" } ?? ""
+            guard let option = own?[name] ?? others[name] else {
+                guard let own else {
+                    // A type that does not list its options takes any.
+                    options[name] = Self.optionValue(text)
+                    continue
+                }
+                let suggestion =
+                    EditDistance.closestMatch(to: name, in: Set(own.keys).union(others.keys).sorted()).map { " (did you mean \"\($0)\"?)" }
+                    ?? ""
                 throw keys.invalid(
                     "options",
-                    "\(type) stores have no option \"\(name)\"\(suggestion); their options: \(known.keys.sorted().joined(separator: ", "))")
+                    "no store type has an option \"\(name)\"\(suggestion); \(type) stores read \(own.keys.sorted().joined(separator: ", "))")
             }
             let value = Self.optionValue(text, as: option.kind)
             if let problem = option.problem(with: value) {
