@@ -91,6 +91,10 @@ import Testing
         let description = try container.defaultStoreDescription()
         #expect(container.createsFolders(for: description))
         #expect(!container.createsFolders(for: StoreDescription(type: "SQLite", url: URL(fileURLWithPath: "/tmp/elsewhere/x.sqlite"))))
+        // Another default location (a model configuration's) too.
+        let other = try PersistentContainer.defaultDirectoryURL(name: "Scratch").appendingPathComponent("Scratch.store")
+        #expect(container.createsFolders(for: StoreDescription(type: "SQLite", url: other)))
+        #expect(!container.createsFolders(for: StoreDescription(type: "InMemory", url: other)))
     }
 
     @Test func aPostgreSQLStoreWithoutAURLIsRefusedAndLeavesNoFolder() throws {

@@ -223,8 +223,8 @@ public final class PersistentContainer {
         return base.appendingPathComponent(name, isDirectory: true)
     }
 
-    /// Whether loading `description` creates its file's missing folders: for the container's
-    /// default location (``defaultDirectoryURL(name:environment:)``) and when the description's
+    /// Whether loading `description` creates its file's missing folders: for a default location
+    /// (a folder ``defaultDirectoryURL(name:environment:)`` gives) and when the description's
     /// ``StoreOptionKey/createsParentDirectories`` is true (the configuration target sets it for
     /// stores placed in the configured `folder`). Any other missing folder comes from a mistyped
     /// path: adding the store fails, naming the folder.
@@ -236,8 +236,13 @@ public final class PersistentContainer {
             return false
         }
         if description.options[StoreOptionKey.createsParentDirectories] == .bool(true) { return true }
-        guard let url = description.url, let defaultFolder = try? Self.defaultDirectoryURL(name: name) else { return false }
-        return url.deletingLastPathComponent().standardizedFileURL.path == defaultFolder.standardizedFileURL.path
+        // A default location: the folder `defaultDirectoryURL(name:)` gives for its own name (the
+        // container's, or another default a description was given, such as a model
+        // configuration's).
+        guard let folder = description.url?.deletingLastPathComponent().standardizedFileURL,
+            let defaultFolder = try? Self.defaultDirectoryURL(name: folder.lastPathComponent)
+        else { return false }
+        return folder.path == defaultFolder.standardizedFileURL.path
     }
 
     /// Creates `folder` (and its parents) when missing and returns the folders it created,
