@@ -102,12 +102,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The child process of the stores' crash tests: saves in a loop until killed.
-        .executableTarget(name: "crash-saver", dependencies: ["PersistentStores"]),
+        // Also the child of the conformance suite's crash-safety cases (Conformance's
+        // CrashSafetyChild) for the built-in stores, JSONFile and a store planted with a bug.
+        .executableTarget(
+            name: "crash-saver", dependencies: ["PersistentStores", "Conformance", "JSONFileStore", "PlantedStores"]),
+        // Store types planted with one bug each, for the tests that show the conformance suite
+        // catches it (a test-only target: no product).
+        .target(name: "PlantedStores", dependencies: ["StoreCore"], path: "Tests/PlantedStores"),
         // The child processes of the PostgreSQL store's multi-process test: save conflicting
         // changes to the same objects.
         .executableTarget(name: "conflict-saver", dependencies: ["PostgreSQLStore", "StoreCore"]),
         // The parent side of the crash tests, shared by the atomic stores' test targets.
-        .target(name: "StoreTestSupport", dependencies: ["StoreCore"], path: "Tests/StoreTestSupport"),
+        .target(name: "StoreTestSupport", dependencies: ["StoreCore", "Conformance"], path: "Tests/StoreTestSupport"),
         // The heap in use (glibc's mallinfo2), for tests that show memory is given back.
         .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
 
@@ -146,7 +152,8 @@ let package = Package(
             name: "AtomicBinaryStoreTests",
             dependencies: ["AtomicBinaryStore", "StoreCore", "StoreTestSupport", "crash-saver"]),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["Conformance", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),
+            name: "ConformanceTests",
+            dependencies: ["Conformance", "PersistentStores", "JSONFileStore", "StoreTestSupport", "PlantedStores", "crash-saver"]),
         .testTarget(
             name: "PostgreSQLStoreTests",
             dependencies: ["PostgreSQLStore", "PersistentStores", "Conformance", "StoreTestSupport", "conflict-saver"]),

@@ -32,6 +32,15 @@ public final class AtomicBinaryStore: AtomicStore {
     override public class var storeType: String { "Binary" }
     /// An atomic store's capabilities, and row versions kept in the file.
     override public class var capabilities: StoreCapabilities { super.capabilities.union(.persistentRowVersions) }
+    /// ``compressionOption`` and ``maximumInflatedSizeOption``.
+    override public class var supportedOptions: [StoreOption]? {
+        [
+            StoreOption(compressionOption, .boolOrLevel, default: "false", "deflate the data section when saving (true: level 1)"),
+            StoreOption(
+                maximumInflatedSizeOption, .positiveInteger, default: "100 × the deflated size, at least 64 MiB",
+                "the most bytes a deflated data section may inflate to"),
+        ]
+    }
 
     /// Option key: deflate the data section when saving. `true` deflates at level 1 (fastest);
     /// an integer 1…9 picks zlib's level (9 smallest); `false` or 0 (the default) stores it

@@ -23,6 +23,8 @@ public final class InMemoryStore: IncrementalStore {
     public static let storeType = "InMemory"
     /// Incremental; needs no URL; not persistent.
     public static var capabilities: StoreCapabilities { [.incremental, .noURL, .readOnly] }
+    /// None besides the standard options.
+    public static var supportedOptions: [StoreOption]? { [] }
 
     /// The coordinator's model.
     public let model: ObjectModel

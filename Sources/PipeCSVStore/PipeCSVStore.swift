@@ -28,6 +28,10 @@ import Foundation
 public final class PipeCSVStore: AtomicStore {
     /// "PipeCSV".
     override public class var storeType: String { "PipeCSV" }
+    /// ``lenientParsingOption``.
+    override public class var supportedOptions: [StoreOption]? {
+        [StoreOption(lenientParsingOption, .bool, default: "false", "skip lines with too few fields or an unknown entity instead of failing")]
+    }
 
     /// The store type the original pipe-delimited store wrote in its metadata, read as PipeCSV.
     public static let originalStoreType = "CustomStore"

@@ -1,3 +1,5 @@
+import StoreCore
+
 /// Store options the PostgreSQL store understands, besides `StoreOptionKey`'s.
 ///
 /// ```swift
@@ -31,6 +33,19 @@ public enum PostgreSQLOptionKey {
     public static let passfile = "PersistentStoresPostgreSQLPassfileOption"
     /// TLS use: `disable`, `prefer`, `require`, `verify-ca` or `verify-full` (libpq's `sslmode`).
     public static let sslmode = "PersistentStoresPostgreSQLSSLModeOption"
+
+    /// The options above, as `PostgreSQLStore.supportedOptions` lists them.
+    public static let options: [StoreOption] = [
+        StoreOption(schema, .string, default: "public (or the URL's schema parameter)", "the schema the store's tables live in"),
+        StoreOption(readConnections, .integer, default: "4", "connections (0–64) answering fetches beside saves"),
+        StoreOption(host, .string, default: "the URL's", "the server's host, address or Unix-socket folder"),
+        StoreOption(port, .integer, default: "the URL's, else 5432", "the server's port"),
+        StoreOption(database, .string, default: "the URL's", "the database"),
+        StoreOption(user, .string, default: "the URL's", "the user"),
+        StoreOption(password, .string, default: "none", "the password (never shown in errors, logs or metadata)"),
+        StoreOption(passfile, .string, default: "none", "a password file in .pgpass format"),
+        StoreOption(sslmode, .string, default: "libpq's (prefer)", "TLS use: disable, prefer, require, verify-ca or verify-full"),
+    ]
 
     /// The libpq connection parameter of each option above.
     static let connectionParameters: [(option: String, parameter: String)] = [

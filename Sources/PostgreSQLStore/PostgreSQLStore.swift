@@ -36,6 +36,8 @@ public final class PostgreSQLStore: IncrementalStore {
     public static var capabilities: StoreCapabilities {
         [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .persistentRowVersions, .concurrentReads, .persistentHistory]
     }
+    /// ``PostgreSQLOptionKey``'s options.
+    public static var supportedOptions: [StoreOption]? { PostgreSQLOptionKey.options }
 
     /// Registers the store type in `registry` (the shared one by default) under "PostgreSQL".
     public static func register(in registry: StoreRegistry = .shared) {

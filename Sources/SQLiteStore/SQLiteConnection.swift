@@ -234,6 +234,16 @@ final class SQLiteConnection {
         return statement.isNull(at: 0) ? nil : statement.text(at: 0)
     }
 
+    /// The names of the pragmas this SQLite library knows (`pragma_pragma_list`, lower case);
+    /// nil when the library was built without that list.
+    func pragmaNames() -> Set<String>? {
+        guard let statement = try? prepare("SELECT name FROM pragma_pragma_list") else { return nil }
+        defer { statement.finalize() }
+        var names: Set<String> = []
+        while (try? statement.step()) == true { names.insert(statement.text(at: 0).lowercased()) }
+        return names.isEmpty ? nil : names
+    }
+
     /// Copies this connection's main database into `destination`'s with SQLite's online
     /// backup, in one step: the copy is one committed state of this database.
     func backup(into destination: SQLiteConnection) throws {

@@ -1,3 +1,5 @@
+import StoreCore
+
 /// Store options the SQLite store understands, besides `StoreOptionKey`'s (Core Data's names
 /// where Core Data has one).
 ///
@@ -19,4 +21,11 @@ public enum SQLiteOptionKey {
     /// each other and beside saves when the store file is in WAL mode. 0 runs every fetch on the
     /// writer connection, one at a time. Ignored for an in-memory store and other journal modes.
     public static let readConnections = "PersistentStoresSQLiteReadConnectionsOption"
+
+    /// The options above, as ``SQLiteStore/supportedOptions`` lists them.
+    public static let options: [StoreOption] = [
+        StoreOption(pragmas, .dictionary, default: "journal_mode=WAL", "pragmas run on every connection; unknown pragma names are refused"),
+        StoreOption(timeout, .nonNegativeNumber, default: "10", "seconds a statement waits for another connection's lock"),
+        StoreOption(readConnections, .integer, default: "4", "read connections (0–64) answering fetches beside saves in WAL mode"),
+    ]
 }

@@ -34,6 +34,8 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         [.persistent, .incremental, .batchRequests, .multiProcess, .readOnly, .noURL, .persistentRowVersions, .concurrentReads,
             .persistentHistory]
     }
+    /// ``SQLiteOptionKey``'s options.
+    public static var supportedOptions: [StoreOption]? { SQLiteOptionKey.options }
 
     /// The coordinator's model.
     public let model: ObjectModel
@@ -188,8 +190,10 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
         case .string(let value)?: seconds = Double(value)
         default: seconds = nil
         }
-        guard let seconds, seconds.isFinite else {
-            throw StoreError(.persistentStoreOperation, "The \(SQLiteOptionKey.timeout) option must be a number of seconds")
+        guard let seconds, seconds.isFinite, seconds >= 0 else {
+            throw StoreError(
+                .persistentStoreOperation,
+                "The \(SQLiteOptionKey.timeout) option must be a number of seconds, 0 or more (it is \(options[SQLiteOptionKey.timeout].map { "\($0)" } ?? "missing"))")
         }
         return Int32(clamping: Int64((max(0, min(seconds, 86_400)) * 1000).rounded()))
     }
@@ -220,6 +224,15 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
                         .persistentStoreOperation, "Pragma \(name) = \(text) is not a plain name and value; it was not run")
                 }
                 if name.lowercased() == "journal_mode" { journalMode = text } else { pragmas.append((name, text)) }
+            }
+        }
+        // A misspelt pragma would be ignored by SQLite: refuse it, naming the closest one.
+        if !pragmas.isEmpty, let known = connection.pragmaNames() {
+            for (name, _) in pragmas where !known.contains(name.lowercased()) {
+                let suggestion = EditDistance.closestMatch(to: name, in: known.sorted()).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw StoreError(
+                    .persistentStoreOperation,
+                    "Unknown SQLite pragma \"\(name)\" in the \(SQLiteOptionKey.pragmas) option\(suggestion); it was not run")
             }
         }
         if !connection.isReadOnly, connection.url != nil {

@@ -22,6 +22,8 @@ public struct ConfigFileProvider: ConfigProvider, Sendable {
     /// The file the values come from.
     public let url: URL
     private let snapshotValue: any ConfigSnapshot
+    /// The file's lines, to say where a key is.
+    private let lines: [String]
 
     /// Reads and parses the file; the format follows the extension (`.json` is JSON, anything
     /// else YAML). A missing, unreadable or malformed file is a 134060 `StoreError` naming it,
@@ -46,6 +48,7 @@ public struct ConfigFileProvider: ConfigProvider, Sendable {
         if let problem = ConfigFileCheck.problem(in: [UInt8](data), isJSON: isJSON) {
             throw StoreError(.coreData, "The configuration file \(name) is refused: \(problem)", fileURL: self.url)
         }
+        lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let folder = self.url.deletingLastPathComponent()
         do {
             let parsed: any ConfigSnapshot
@@ -60,6 +63,62 @@ public struct ConfigFileProvider: ConfigProvider, Sendable {
             let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
             throw StoreError(.coreData, "The configuration file \(name) is malformed: \(reason)", fileURL: self.url)
         }
+    }
+
+    /// The keys the file holds a value for, each as its components (`["persistence", "store",
+    /// "type"]`).
+    ///
+    /// swift-configuration's snapshots do not list their keys; their debug description does
+    /// (`name[n values: a.b=1, a.c=2]`), so the keys are read from it, and each is kept only when
+    /// the file answers for it: a value that happened to look like a key is never taken for one.
+    public var keys: [[String]] {
+        guard let resolving = snapshotValue as? PathResolvingSnapshot,
+            let text = (resolving.base as? any CustomDebugStringConvertible)?.debugDescription,
+            let start = text.range(of: " values: ")
+        else { return [] }
+        var body = text[start.upperBound...]
+        if body.hasSuffix("]") { body = body.dropLast() }
+        var found: [[String]] = []
+        for entry in body.components(separatedBy: ", ") {
+            guard let equals = entry.firstIndex(of: "=") else { continue }
+            let components = entry[..<equals].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !components.isEmpty, !components.contains(where: \.isEmpty), holdsValue(forKey: components) else { continue }
+            found.append(components)
+        }
+        return found
+    }
+
+    /// Whether the file has a value (of any type) for the key.
+    private func holdsValue(forKey components: [String]) -> Bool {
+        let key = AbsoluteConfigKey(components)
+        for type in [ConfigType.string, .stringArray, .int, .double, .bool] {
+            do {
+                if try snapshotValue.value(forKey: key, type: type).value != nil { return true }
+            } catch {
+                return true  // there, as another type
+            }
+        }
+        return false
+    }
+
+    /// The line (from 1) where the key's last component is written, found by following its
+    /// components down the file (`persistence:` … `store:` … `tpye:`); nil when not found.
+    public func line(ofKey components: [String]) -> Int? {
+        var from = 0
+        var found: Int?
+        for component in components {
+            let patterns = ["\(component):", "\"\(component)\":", "'\(component)':", "\"\(component)\" :"]
+            guard
+                let index = lines[from...].firstIndex(where: { line in
+                    var trimmed = Substring(line).drop(while: { $0 == " " || $0 == "\t" || $0 == "{" || $0 == "," })
+                    if trimmed.hasPrefix("- ") { trimmed = trimmed.dropFirst(2).drop(while: { $0 == " " }) }
+                    return patterns.contains { trimmed.hasPrefix($0) }
+                })
+            else { return found.map { $0 + 1 } }
+            found = index
+            from = index
+        }
+        return found.map { $0 + 1 }
     }
 
     /// The file's path, which names this provider in access logs and errors.

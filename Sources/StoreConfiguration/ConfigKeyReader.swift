@@ -9,9 +9,27 @@ struct ConfigKeyReader {
     /// The absolute key of `config`'s scope, for messages; empty when not known.
     let prefix: [String]
     let recorder: ConfigSourceRecorder?
+    /// The configuration file, to give the line of a value that came from it.
+    var file: ConfigFileProvider? = nil
 
     func scoped(_ key: String) -> ConfigKeyReader {
-        ConfigKeyReader(config: config.scoped(to: ConfigKey(key)), prefix: prefix + [key], recorder: recorder)
+        ConfigKeyReader(config: config.scoped(to: ConfigKey(key)), prefix: prefix + [key], recorder: recorder, file: file)
+    }
+
+    /// Where the value of `key` came from, as a phrase following the key ("in stores.yaml,
+    /// line 4"); empty when not known.
+    func source(of key: String) -> String {
+        guard let provider = recorder?.answer(forKey: absoluteKey(key))?.providerName else { return "" }
+        if let file, provider == file.providerName, let line = file.line(ofKey: prefix + [key]) {
+            return " in \(provider), line \(line)"
+        }
+        return " in \(provider)"
+    }
+
+    /// The error for a value of `key` that cannot be used: "Configuration key `…` (environment
+    /// variable …) in <source>: <problem>".
+    func invalid(_ key: String, _ problem: String) -> StoreError {
+        StoreError(.coreData, "Configuration key \(describe(key))\(source(of: key)): \(problem)")
     }
 
     /// `prefix.key`.
@@ -77,9 +95,7 @@ struct ConfigKeyReader {
             present = nil
         }
         guard let present else { return }
-        let source = answer?.providerName.map { " in \($0)" } ?? ""
-        throw StoreError(
-            .coreData, "Configuration key \(describe(key))\(source): \(present) is not \(expected)")
+        throw invalid(key, "\(present) is not \(expected)")
     }
 
     /// The environment variable `EnvironmentVariablesProvider` reads for a key: components

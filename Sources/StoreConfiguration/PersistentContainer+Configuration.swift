@@ -37,6 +37,9 @@ extension PersistentContainer {
             registry: registry)
     }
 
+    /// The container's own keys.
+    static let configurationKeyNames = ["name", "model", "folder", "stores"]
+
     /// The store section names that would clash with the container's own keys.
     static let reservedStoreNames: Set<String> = ["name", "model", "folder", "store", "stores"]
 

@@ -27,6 +27,12 @@ public struct StoreConfigurationSources: Sendable {
     public let fileURL: URL?
     /// The key every value is read under (`persistence`).
     public let keyPrefix: String
+    /// The configuration file's provider, if a file was read.
+    let file: ConfigFileProvider?
+    /// The environment variables given.
+    let environment: [String: String]
+    /// The keys of `overrides` and `defaults`, by source name.
+    let givenKeys: [(source: String, keys: [String])]
 
     /// Reads the sources.
     ///
@@ -51,13 +57,17 @@ public struct StoreConfigurationSources: Sendable {
             providers.append(InMemoryProvider(name: "command-line options", values: Self.values(overrides)))
         }
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment))
-        if let fileURL { providers.append(try ConfigFileProvider(url: fileURL)) }
+        let file = try fileURL.map { try ConfigFileProvider(url: $0) }
+        if let file { providers.append(file) }
         if !defaults.isEmpty { providers.append(InMemoryProvider(name: "defaults", values: Self.values(defaults))) }
         let recorder = ConfigSourceRecorder()
         self.reader = ConfigReader(providers: providers, accessReporter: recorder)
         self.recorder = recorder
         self.fileURL = fileURL?.standardizedFileURL
         self.keyPrefix = keyPrefix
+        self.file = file
+        self.environment = environment
+        self.givenKeys = [("command-line options", overrides.keys.sorted()), ("defaults", defaults.keys.sorted())]
     }
 
     private static func values(_ strings: [String: String]) -> [AbsoluteConfigKey: ConfigValue] {
@@ -73,16 +83,70 @@ public struct StoreConfigurationSources: Sendable {
 
     private var keys: ConfigKeyReader {
         ConfigKeyReader(
-            config: scopedReader, prefix: keyPrefix.split(separator: ".").map(String.init), recorder: recorder)
+            config: scopedReader, prefix: keyPrefix.split(separator: ".").map(String.init), recorder: recorder, file: file)
     }
 
     /// A container built from the configuration (see
     /// `PersistentContainer(config:name:model:registry:)` for the keys); `name` and
     /// `model` are used when the configuration names none. Its stores are not loaded yet.
+    ///
+    /// A key under ``keyPrefix`` that no one reads — in the file, the environment
+    /// (`PERSISTENCE_*`), the overrides or the defaults — is an error naming it, its source
+    /// (the file and line) and the closest known key: a typo never falls back to a default.
     public func makeContainer(
         name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared
     ) throws -> PersistentContainer {
-        try PersistentContainer(keys: keys, name: name, model: model, registry: registry)
+        let container = try PersistentContainer(keys: keys, name: name, model: model, registry: registry)
+        try checkForUnknownKeys()
+        return container
+    }
+
+    /// Every key the configuration may hold, relative to ``keyPrefix``: the container's, and
+    /// the store keys of `store` and of each section `stores` lists.
+    func knownKeys() throws -> [String] {
+        let sections = ["store"] + ((try keys.stringArray("stores")) ?? [])
+        return PersistentContainer.configurationKeyNames + ["config.file"]
+            + sections.flatMap { section in StoreDescription.keyNames.map { "\(section).\($0)" } }
+    }
+
+    /// Throws for the first key under the prefix that ``knownKeys()`` does not hold.
+    func checkForUnknownKeys() throws {
+        let known = try knownKeys()
+        let knownSet = Set(known)
+        let prefix = keyPrefix.split(separator: ".").map(String.init)
+        func suggestion(_ key: String) -> String {
+            EditDistance.closestMatch(to: key, in: known).map { " (did you mean `\(keyPrefix).\($0)`?)" } ?? ""
+        }
+        func unknown(_ key: String, source: String) -> StoreError {
+            StoreError(
+                .coreData,
+                "Unknown configuration key `\(keyPrefix).\(key)` in \(source)\(suggestion(key)); "
+                    + "docs/configuration.md lists the keys")
+        }
+        for (source, keys) in givenKeys {
+            for key in keys where key.hasPrefix(keyPrefix + ".") {
+                let relative = String(key.dropFirst(keyPrefix.count + 1))
+                if !knownSet.contains(relative) { throw unknown(relative, source: source) }
+            }
+        }
+        let variables = Dictionary(
+            known.map { (ConfigKeyReader.environmentVariableName(for: prefix + $0.split(separator: ".").map(String.init)), $0) }
+        ) { first, _ in first }
+        let variablePrefix = ConfigKeyReader.environmentVariableName(for: prefix) + "_"
+        for name in environment.keys.sorted() where name.hasPrefix(variablePrefix) && variables[name] == nil {
+            let closest = EditDistance.closestMatch(to: name, in: variables.keys.sorted()).map { " (did you mean \($0)?)" } ?? ""
+            throw StoreError(
+                .coreData,
+                "Unknown configuration environment variable \(name)\(closest); docs/configuration.md lists the keys")
+        }
+        if let file {
+            for components in file.keys where components.count > prefix.count && Array(components.prefix(prefix.count)) == prefix {
+                let relative = components.dropFirst(prefix.count).joined(separator: ".")
+                guard !knownSet.contains(relative) else { continue }
+                let line = file.line(ofKey: components).map { ", line \($0)" } ?? ""
+                throw unknown(relative, source: "\(file.providerName)\(line)")
+            }
+        }
     }
 
     /// The environment variable that sets `key` (relative to ``keyPrefix``):

@@ -47,6 +47,8 @@ import Foundation
 public final class XMLStore: AtomicStore {
     /// "XML".
     override public class var storeType: String { "XML" }
+    /// None besides the standard options.
+    override public class var supportedOptions: [StoreOption]? { [] }
 
     /// The `databaseInfo/version` Core Data writes and this store writes: 134481920.
     public static let formatVersion: Int64 = XMLStoreWriter.formatVersion

@@ -26,11 +26,13 @@ import Testing
         #expect(description.url?.deletingLastPathComponent().lastPathComponent == "League")
     }
 
-    @Test func loadingCreatesTheMissingFolderAndSavesThroughTheViewContext() throws {
+    @Test func loadingCreatesTheMissingFolderWhenAskedAndSavesThroughTheViewContext() throws {
         try withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("a/b/League.sqlite")
             let container = PersistentContainer(name: "League", model: try leagueModel(), registry: registryWithCustomType())
-            container.persistentStoreDescriptions = [StoreDescription(type: "SQLite", url: url)]
+            container.persistentStoreDescriptions = [
+                StoreDescription(type: "SQLite", url: url, options: [StoreOptionKey.createsParentDirectories: .bool(true)])
+            ]
             try container.loadPersistentStores()
             let team = try container.viewContext.insert(entityName: "Team")
             try team.setValue("Crew", forKey: "name")
@@ -46,9 +48,10 @@ import Testing
         try withTemporaryDirectory { directory in
             let blocker = try write("not a folder", to: "blocker", in: directory)
             let container = PersistentContainer(name: "League", model: try leagueModel(), registry: registryWithCustomType())
+            let creating: StoreOptions = [StoreOptionKey.createsParentDirectories: .bool(true)]
             container.persistentStoreDescriptions = [
-                StoreDescription(type: "XML", url: blocker.appendingPathComponent("League.xml")),
-                StoreDescription(type: "SQLite", url: blocker.appendingPathComponent("deeper/League.sqlite")),
+                StoreDescription(type: "XML", url: blocker.appendingPathComponent("League.xml"), options: creating),
+                StoreDescription(type: "SQLite", url: blocker.appendingPathComponent("deeper/League.sqlite"), options: creating),
             ]
             var errors: [StoreError] = []
             container.loadPersistentStores { _, error in if let error { errors.append(error) } }

@@ -112,8 +112,12 @@ public final class PersistentContainer {
     /// Adds a store for every description (or the default SQLite store when there are none)
     /// and calls `handler` once per description with the error it met, or nil.
     ///
-    /// A description that fails leaves nothing behind: the store is not added and a store file
-    /// the attempt created is removed. The other descriptions are still tried.
+    /// A description that fails leaves nothing behind: the store is not added, and a store file
+    /// and the folders the attempt created are removed. The other descriptions are still tried.
+    ///
+    /// Missing folders are created only for the default location and for descriptions whose
+    /// ``StoreOptionKey/createsParentDirectories`` is true; a store whose folder is missing
+    /// otherwise fails with an error naming the folder.
     public func loadPersistentStores(_ handler: (StoreDescription, StoreError?) -> Void) {
         let descriptions: [StoreDescription]
         if persistentStoreDescriptions.isEmpty {
@@ -154,9 +158,10 @@ public final class PersistentContainer {
             ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) }
         } ?? []
         let existedBefore = Set(siblings.filter { fileManager.fileExists(atPath: $0.path) })
+        var createdFolders: [URL] = []
         do {
-            if let folder = description.url?.deletingLastPathComponent() {
-                try Self.createFolder(folder, for: description)
+            if let url = description.url, url.isFileURL, createsFolders(for: description) {
+                createdFolders = try Self.createFolder(url.deletingLastPathComponent(), for: description)
             }
             try persistentStoreCoordinator.addPersistentStore(Self.migratingByDefault(description))
             return nil
@@ -169,6 +174,11 @@ public final class PersistentContainer {
                 for file in siblings where !existedBefore.contains(file) {
                     try? fileManager.removeItem(at: file)
                 }
+            }
+            // And the folders it created, deepest first, when nothing else appeared in them.
+            for folder in createdFolders.reversed() {
+                guard (try? fileManager.contentsOfDirectory(atPath: folder.path))?.isEmpty == true else { break }
+                try? fileManager.removeItem(at: folder)
             }
             var storeError = Self.storeError(error)
             if !storeError.message.contains(description.description) {
@@ -224,19 +234,50 @@ public final class PersistentContainer {
         return base.appendingPathComponent(name, isDirectory: true)
     }
 
-    /// Creates `folder` (and its parents) when missing; a failure says why, naming the folder.
-    package static func createFolder(_ folder: URL, for description: StoreDescription) throws {
+    /// Whether loading `description` creates its file's missing folders: for a default location
+    /// (a folder ``defaultDirectoryURL(name:environment:)`` gives) and when the description's
+    /// ``StoreOptionKey/createsParentDirectories`` is true (the configuration target sets it for
+    /// stores placed in the configured `folder`). Any other missing folder comes from a mistyped
+    /// path: adding the store fails, naming the folder.
+    func createsFolders(for description: StoreDescription) -> Bool {
+        // A store that keeps nothing (InMemory) only takes its URL as a name.
+        if let storeClass = persistentStoreCoordinator.registry.storeType(named: description.type),
+            !storeClass.capabilities.contains(.persistent)
+        {
+            return false
+        }
+        if description.options[StoreOptionKey.createsParentDirectories] == .bool(true) { return true }
+        // A default location: the folder `defaultDirectoryURL(name:)` gives for its own name (the
+        // container's, or another default a description was given, such as a model
+        // configuration's).
+        guard let folder = description.url?.deletingLastPathComponent().standardizedFileURL,
+            let defaultFolder = try? Self.defaultDirectoryURL(name: folder.lastPathComponent)
+        else { return false }
+        return folder.path == defaultFolder.standardizedFileURL.path
+    }
+
+    /// Creates `folder` (and its parents) when missing and returns the folders it created,
+    /// outermost first; a failure says why, naming the folder.
+    @discardableResult
+    package static func createFolder(_ folder: URL, for description: StoreDescription) throws -> [URL] {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         if fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return }
+            if isDirectory.boolValue { return [] }
             throw StoreError(
                 .persistentStoreOperation,
                 "Cannot create the folder \(folder.path) for the \(description): a file of that name is in the way",
                 fileURL: folder)
         }
+        var missing: [URL] = []
+        var ancestor = folder.standardizedFileURL
+        while ancestor.path != "/", !fileManager.fileExists(atPath: ancestor.path) {
+            missing.insert(ancestor, at: 0)
+            ancestor = ancestor.deletingLastPathComponent()
+        }
         do {
             try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+            return missing
         } catch {
             let reason = Self.reason(for: folder, fallback: error.localizedDescription)
             throw StoreError(

@@ -243,6 +243,10 @@ public final class PersistentStoreCoordinator: Sendable {
         if url == nil && !storeClass.capabilities.contains(.noURL) {
             throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
         }
+        if let url, url.isFileURL, storeClass.capabilities.contains(.persistent) {
+            // A mistyped path is an error naming the folder, never a new store somewhere else.
+            try StoreFile.requireParentFolder(of: url, storeType: type)
+        }
         let model = self.model
         let versions = modelVersions
         return try state.withLock { state in

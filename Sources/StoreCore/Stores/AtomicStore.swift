@@ -79,6 +79,9 @@ open class AtomicStore: PersistentStore {
     open class var storeType: String { "Atomic" }
     /// Persistent, atomic file writes, honours read-only.
     open class var capabilities: StoreCapabilities { [.persistent, .atomicFile, .readOnly] }
+    /// nil: a subclass that lists its options (an empty list when it reads none of its own)
+    /// has any other option key refused by the configuration target.
+    open class var supportedOptions: [StoreOption]? { nil }
 
     /// The coordinator's model.
     public let model: ObjectModel

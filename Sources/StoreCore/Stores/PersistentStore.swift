@@ -16,6 +16,10 @@ public protocol PersistentStore: AnyObject, SendableMetatype {
     static var storeType: String { get }
     /// What the store type can do.
     static var capabilities: StoreCapabilities { get }
+    /// The options the store type reads besides ``StoreOptionKey/standardOptions``; nil (the
+    /// default) when it does not say, and then the configuration target accepts any option
+    /// for it. A list, even an empty one, makes any other option key an error.
+    static var supportedOptions: [StoreOption]? { get }
     /// Creates the store object. Reading the file happens later (``IncrementalStore/loadMetadata()``
     /// or ``AtomicStore/load()``).
     init(model: ObjectModel, configurationName: String?, url: URL?, options: StoreOptions) throws
@@ -45,6 +49,9 @@ public protocol PersistentStore: AnyObject, SendableMetatype {
 }
 
 extension PersistentStore {
+    /// nil: the store type does not list its options.
+    public static var supportedOptions: [StoreOption]? { nil }
+
     /// Does nothing.
     public func didAdd(to coordinator: PersistentStoreCoordinator) {}
     /// Does nothing.

@@ -25,6 +25,38 @@ public enum StoreFile {
         _ = try regularFileSize(at: url, storeType: storeType)
     }
 
+    /// Throws unless the folder that holds `url` exists (after following links): a store file in
+    /// a folder that is not there comes from a mistyped path, and creating the folder or a new
+    /// empty store there would hide the mistake. The 134070 error names the folder (and the
+    /// nearest part of the path that is missing).
+    ///
+    /// ```swift
+    /// try StoreFile.requireParentFolder(of: url, storeType: "JSONFile")
+    /// ```
+    public static func requireParentFolder(of url: URL, storeType: String) throws {
+        let folder = url.deletingLastPathComponent()
+        var info = stat()
+        if stat(folder.path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFDIR { return }
+            throw StoreError(
+                .persistentStoreOperation,
+                "Cannot add the \(storeType) store at \(url.path): \(folder.path) is not a folder", fileURL: folder)
+        }
+        var missing = folder
+        while missing.path != "/" {
+            let parent = missing.deletingLastPathComponent()
+            if stat(parent.path, &info) == 0 { break }
+            missing = parent
+        }
+        let detail = missing == folder ? "" : " (\(missing.path) is missing)"
+        throw StoreError(
+            .persistentStoreOperation,
+            "Cannot add the \(storeType) store at \(url.path): the folder \(folder.path) does not exist\(detail); "
+                + "folders are created only for a container's default location or with the option "
+                + "\(StoreOptionKey.createsParentDirectories)",
+            fileURL: folder)
+    }
+
     /// The size in bytes of the regular file at `url` (after following links), nil when nothing
     /// is there; throws as ``requireRegularFileOrNothing(at:storeType:)`` for anything else.
     ///

@@ -42,4 +42,9 @@ public enum StoreOptionKey {
     /// `true`: record persistent history (``HistoryTransaction``s) in stores that can
     /// (``StoreCapabilities/persistentHistory``), Core Data's `NSPersistentHistoryTrackingKey`.
     public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
+    /// `true`: `PersistentContainer/loadPersistentStores()` creates the store file's missing
+    /// parent folders. Without it a store whose folder does not exist is an error naming the
+    /// folder (a mistyped path creates nothing), except in the container's default location and
+    /// the folder its configuration names for stores without a path, which are created.
+    public static let createsParentDirectories = "PersistentStores.CreatesParentDirectories"
 }
