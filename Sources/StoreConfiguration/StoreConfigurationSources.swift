@@ -105,7 +105,9 @@ public struct StoreConfigurationSources: Sendable {
     /// the store keys of `store` and of each section `stores` lists.
     func knownKeys() throws -> [String] {
         let sections = ["store"] + ((try keys.stringArray("stores")) ?? [])
-        return PersistentContainer.configurationKeyNames + ["config.file"]
+        // `sql.debug` (PERSISTENCE_SQL_DEBUG) is read by the stores themselves: the SQL debug
+        // switch of docs/observability.md.
+        return PersistentContainer.configurationKeyNames + ["config.file", "sql.debug"]
             + sections.flatMap { section in StoreDescription.keyNames.map { "\(section).\($0)" } }
     }
 

@@ -16,6 +16,7 @@ import Testing
         name: "League", model: model,
         observability: StoreObservability(logger: logger, slowStatementThreshold: .milliseconds(200)))
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("League-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     container.persistentStoreDescriptions = [StoreDescription(type: "SQLite", url: folder.appendingPathComponent("League.sqlite"))]
     try container.loadPersistentStores()                     // before serving: fail fast
