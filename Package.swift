@@ -60,7 +60,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .target(name: "InMemoryStore", dependencies: ["StoreCore"]),
-        .target(name: "SQLiteStore", dependencies: ["StoreCore", "CSQLite"]),
+        .target(name: "SQLiteStore", dependencies: ["StoreCore", "CSQLite", "CZlib"]),
         .target(name: "AtomicBinaryStore", dependencies: ["StoreCore", "CZlib"]),
         .target(name: "XMLStore", dependencies: ["StoreCore", "CLibXML2"]),
         .target(name: "PipeCSVStore", dependencies: ["StoreCore"]),

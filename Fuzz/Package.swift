@@ -10,6 +10,7 @@ import PackageDescription
 
 let harnesses = [
     "fuzz-binary", "fuzz-xml", "fuzz-pipecsv", "fuzz-predicate", "fuzz-predicate-diff", "fuzz-model", "fuzz-sqlite",
+    "fuzz-modelcache",
 ]
 
 let package = Package(

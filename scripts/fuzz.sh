@@ -11,10 +11,10 @@
 #       (Fuzz/Regressions/<harness>) and nothing else: what the test command runs.
 #
 # Harnesses: fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-predicate-diff fuzz-model
-# fuzz-sqlite
+# fuzz-sqlite fuzz-modelcache
 set -euo pipefail
 cd "$(dirname "$0")/../Fuzz"
-harnesses=(fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-predicate-diff fuzz-model fuzz-sqlite)
+harnesses=(fuzz-binary fuzz-xml fuzz-pipecsv fuzz-predicate fuzz-predicate-diff fuzz-model fuzz-sqlite fuzz-modelcache)
 # libFuzzer and AddressSanitizer report a failing input; Swift's own backtracer, which would
 # run first on a trap, only gets in their way.
 export SWIFT_BACKTRACE=enable=no

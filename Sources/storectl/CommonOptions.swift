@@ -31,8 +31,18 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// Opens the stores a command works on: the file given on the command line (type from
-    /// `--type` or sniffed), else the stores the configuration describes. Read-only.
+    /// `--type` or sniffed), else the stores the configuration describes. Read-only. Without a
+    /// model (`--model`, configured, or kept by the store) it fails with 134070 saying so.
     func openStores(path: String?) throws -> OpenedStores {
+        let target = try describeStores(path: path)
+        guard let resolved = try resolveModel(configured: target.configuredModel, descriptions: target.descriptions) else {
+            throw Self.noModelError(target.descriptions)
+        }
+        return try open(target.descriptions, model: resolved)
+    }
+
+    /// The stores a command names, read-only, and the configured model path (not read yet).
+    func describeStores(path: String?) throws -> (descriptions: [StoreDescription], configuredModel: String?) {
         PersistentStores.registerBuiltInStoreTypes()
         let sources = try sources()
         let keys = sources.scopedReader
@@ -53,8 +63,12 @@ struct CommonOptions: ParsableArguments {
             descriptions = container.persistentStoreDescriptions
         }
         for index in descriptions.indices { descriptions[index].isReadOnly = true }
-        let model = try resolveModel(configured: configuredModel, descriptions: descriptions)
-        let coordinator = PersistentStoreCoordinator(model: model)
+        return (descriptions, configuredModel)
+    }
+
+    /// Adds `descriptions` to a coordinator of the resolved model.
+    func open(_ descriptions: [StoreDescription], model resolved: ResolvedModel) throws -> OpenedStores {
+        let coordinator = PersistentStoreCoordinator(model: resolved.model)
         var handles: [StoreHandle] = []
         for description in descriptions {
             if let url = description.url, url.isFileURL {
@@ -62,26 +76,48 @@ struct CommonOptions: ParsableArguments {
             }
             handles.append(try coordinator.addPersistentStore(description))
         }
-        return OpenedStores(coordinator: coordinator, stores: handles, descriptions: descriptions)
+        return OpenedStores(coordinator: coordinator, stores: handles, descriptions: descriptions, modelSource: resolved.source)
     }
 
-    /// `--model`/configured model, else the model kept in the first store's metadata.
-    private func resolveModel(configured: String?, descriptions: [StoreDescription]) throws -> ObjectModel {
-        if let configured { return try ObjectModel(contentsOf: URL(fileURLWithPath: configured)) }
+    /// A model and where it came from, for `info`.
+    struct ResolvedModel {
+        let model: ObjectModel
+        /// "--model", "the configuration", "the store's metadata", "the store's Core Data model cache (Z_MODELCACHE)".
+        let source: String
+    }
+
+    /// `--model`/configured model, else the model the first store keeps: this framework's model
+    /// JSON in its metadata, or Core Data's compiled model in an SQLite file's `Z_MODELCACHE`
+    /// (`PersistentStoreCoordinator.storedModel`); nil when there is none.
+    func resolveModel(configured: String?, descriptions: [StoreDescription]) throws -> ResolvedModel? {
+        if let configured {
+            return ResolvedModel(model: try ObjectModel(contentsOf: URL(fileURLWithPath: configured)), source: model != nil ? "--model" : "the configuration")
+        }
         for description in descriptions {
             guard let url = description.url else { continue }
             if url.isFileURL { try StoreSniffer.requireReadableFile(url) }
-            let storeClass = try StoreRegistry.shared.requireStoreType(named: description.type)
-            let metadata = try storeClass.metadata(forStoreAt: url, options: description.options)
+            let metadata = try StoreRegistry.shared.requireStoreType(named: description.type)
+                .metadata(forStoreAt: url, options: description.options)
             if let json = metadata[MetadataKey.modelJSON]?.dataValue {
-                return try ObjectModel(jsonData: json)
+                return ResolvedModel(model: try ObjectModel(jsonData: json), source: "the store's metadata")
             }
-            throw StoreError(
-                .persistentStoreOperation,
-                "\(display(url)) keeps no model in its metadata (Core Data's files do not): pass --model path.xcdatamodeld",
-                fileURL: url)
+            if let kept = try PersistentStoreCoordinator.storedModel(ofStoreType: description.type, at: url, options: description.options) {
+                return ResolvedModel(model: kept, source: "the store's Core Data model cache (Z_MODELCACHE)")
+            }
+            return nil
         }
         throw StoreError(.persistentStoreOperation, "No model: pass --model path.xcdatamodeld or set PERSISTENCE_MODEL")
+    }
+
+    /// 134070 for a store that keeps no model, naming it and what to pass.
+    static func noModelError(_ descriptions: [StoreDescription]) -> StoreError {
+        guard let description = descriptions.first(where: { $0.url != nil }), let url = description.url else {
+            return StoreError(.persistentStoreOperation, "No model: pass --model path.xcdatamodeld or set PERSISTENCE_MODEL")
+        }
+        let what = description.type == "SQLite"
+            ? "keeps no model in its metadata and has no Core Data model cache (Z_MODELCACHE)"
+            : "keeps no model in its metadata (Core Data's \(description.type) files do not)"
+        return StoreError(.persistentStoreOperation, "\(display(url)) \(what): pass --model path.xcdatamodeld", fileURL: url)
     }
 }
 
@@ -123,6 +159,8 @@ struct OpenedStores {
     let coordinator: PersistentStoreCoordinator
     let stores: [StoreHandle]
     let descriptions: [StoreDescription]
+    /// Where the model came from (see `CommonOptions.ResolvedModel`).
+    var modelSource = "--model"
 
     var model: ObjectModel { coordinator.model }
 

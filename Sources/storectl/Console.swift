@@ -45,6 +45,9 @@ final class Console: Sendable {
     /// Writes one line of results.
     func print(_ line: String = "") { writeOut(line + "\n") }
 
+    /// Writes results as is (a document that ends its own lines).
+    func write(_ text: String) { writeOut(text) }
+
     /// Writes to standard error as is.
     func printError(_ text: String) { writeErr(text) }
 }

@@ -16,7 +16,7 @@ struct StoreCtl: ParsableCommand {
             variables; see docs/configuration.md. `copy` moves a store to another type; `migrate` \
             brings a store to a new model version (docs/migration.md).
             """,
-        subcommands: [Demo.self, Info.self, Dump.self, Query.self, Validate.self, Copy.self, Migrate.self, Types.self, ConformanceCommand.self],
+        subcommands: [Demo.self, Info.self, Dump.self, Query.self, Validate.self, Copy.self, Migrate.self, ExportModel.self, Types.self, ConformanceCommand.self],
         defaultSubcommand: Demo.self)
 
     static func main() {
