@@ -37,7 +37,7 @@ public struct PersistenceService: Service {
     ///   - shutdownTimeout: how long a graceful shutdown waits for saves in progress.
     ///   - willDrain: called on graceful shutdown once saves are refused and before waiting for
     ///     the ones in progress (to mark the instance as draining in a health check, say).
-    /// - Throws: what ``PersistentContainer/defaultStoreDescription()`` throws when the
+    /// - Throws: what `PersistentContainer.defaultStoreDescription()` throws when the
     ///   container has no descriptions.
     public init(
         container: PersistentContainer, shutdownTimeout: Duration = .seconds(10),
@@ -55,7 +55,7 @@ public struct PersistenceService: Service {
     /// Adds the stores, waits for graceful shutdown (or cancellation), then stops taking saves,
     /// waits for the ones in progress and closes every store.
     ///
-    /// - Throws: the first store that cannot be added (as ``PersistentContainer/loadPersistentStores()``
+    /// - Throws: the first store that cannot be added (as `PersistentContainer.loadPersistentStores()`
     ///   would: automatic migration on unless a description turns it off).
     public func run() async throws {
         try loadStores()
