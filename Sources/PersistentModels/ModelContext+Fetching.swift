@@ -14,10 +14,12 @@ extension ModelContext {
     /// is held in memory at a time.
     ///
     /// - Parameters:
+    ///   - descriptor: which objects, in which order.
     ///   - batchSize: how many objects to read per fetch (at least 1).
     ///   - allowEscapingMutations: when false (the default), a block that changes objects
     ///     makes the enumeration throw after that batch: the changes would keep every changed
     ///     object in memory until a save. The changes stay in the context either way.
+    ///   - block: called with each object in turn.
     /// - Throws: what the fetch throws, a `StoreError` for a `batchSize` below 1 or a
     ///   mutation that was not allowed, and what `block` throws (which ends the enumeration).
     public func enumerate<T: PersistentModel>(
