@@ -17,16 +17,11 @@ extension ModelPropertySchema {
         externalStorage: Bool = false, ephemeral: Bool = false, originalName: String? = nil, hashModifier: String? = nil,
         attributeOnly: Bool = false
     ) -> ModelPropertySchema where Value.RawValue: PersistentAttributeValue {
-        let options = ModelAttributeOptions(
-            unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
-            hashModifier: hashModifier)
-        return ModelPropertySchema(
-            name: name,
-            kind: .attribute(
-                options.attribute(
-                    name, Value.RawValue.persistentAttributeType, optional: optional,
-                    defaultValue: defaultValue.map { ModelValueCoding.encodeRaw($0) })),
-            isUnique: unique)
+        rawValueAttribute(
+            name, Value.self, optional: optional, defaultValue: defaultValue,
+            options: ModelAttributeOptions(
+                unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
+                hashModifier: hashModifier))
     }
 
     /// A property of a `Codable` type: a `string` attribute holding its JSON.
@@ -51,16 +46,11 @@ extension ModelPropertySchema {
         externalStorage: Bool = false, ephemeral: Bool = false, originalName: String? = nil, hashModifier: String? = nil,
         attributeOnly: Bool = false
     ) -> ModelPropertySchema where Value.RawValue: PersistentAttributeValue {
-        let options = ModelAttributeOptions(
-            unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
-            hashModifier: hashModifier)
-        return ModelPropertySchema(
-            name: name,
-            kind: .attribute(
-                options.attribute(
-                    name, Value.RawValue.persistentAttributeType, optional: optional,
-                    defaultValue: defaultValue.map { ModelValueCoding.encodeRaw($0) })),
-            isUnique: unique)
+        rawValueAttribute(
+            name, Value.self, optional: optional, defaultValue: defaultValue,
+            options: ModelAttributeOptions(
+                unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
+                hashModifier: hashModifier))
     }
 
     /// A property of a `@Model` class (`Destination?`): a to-one relationship.
@@ -69,10 +59,13 @@ extension ModelPropertySchema {
         externalStorage: Bool = false, ephemeral: Bool = false, originalName: String? = nil, hashModifier: String? = nil,
         attributeOnly: Bool = false
     ) -> ModelPropertySchema {
-        let options = ModelAttributeOptions(
-            unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
-            hashModifier: hashModifier)
-        return toOne(name, Destination.self, optional: optional, attributeOnly: attributeOnly || !options.isEmpty)
+        toOne(
+            name, Destination.self, optional: optional,
+            attributeOnly: attributeOnly
+                || !ModelAttributeOptions(
+                    unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
+                    hashModifier: hashModifier
+                ).isEmpty)
     }
 
     /// A property of a `@Model` class that is also `Codable`: a to-one relationship.
@@ -81,10 +74,13 @@ extension ModelPropertySchema {
         externalStorage: Bool = false, ephemeral: Bool = false, originalName: String? = nil, hashModifier: String? = nil,
         attributeOnly: Bool = false
     ) -> ModelPropertySchema {
-        let options = ModelAttributeOptions(
-            unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
-            hashModifier: hashModifier)
-        return toOne(name, Destination.self, optional: optional, attributeOnly: attributeOnly || !options.isEmpty)
+        toOne(
+            name, Destination.self, optional: optional,
+            attributeOnly: attributeOnly
+                || !ModelAttributeOptions(
+                    unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
+                    hashModifier: hashModifier
+                ).isEmpty)
     }
 
     /// Any other type: not a property type of a `@Model` class (a compile-time error).
@@ -95,6 +91,20 @@ extension ModelPropertySchema {
         attributeOnly: Bool = false
     ) -> ModelPropertySchema {
         ModelPropertySchema(name: name, kind: .attribute(AttributeDescription(name, .string)), isUnique: false, invalidReason: unsupportedMessage)
+    }
+
+    /// The attribute of a `RawRepresentable` type: its raw value's type, the default value's raw
+    /// value (both `value` overloads of such types, `Codable` or not, come here).
+    private static func rawValueAttribute<Value: RawRepresentable>(
+        _ name: String, _ type: Value.Type, optional: Bool, defaultValue: Value?, options: ModelAttributeOptions
+    ) -> ModelPropertySchema where Value.RawValue: PersistentAttributeValue {
+        ModelPropertySchema(
+            name: name,
+            kind: .attribute(
+                options.attribute(
+                    name, Value.RawValue.persistentAttributeType, optional: optional,
+                    defaultValue: defaultValue.map { ModelValueCoding.encodeRaw($0) })),
+            isUnique: options.unique)
     }
 
     private static func toOne<Destination: PersistentModel>(
@@ -129,10 +139,13 @@ extension ModelPropertySchema {
         unique: Bool = false, externalStorage: Bool = false, ephemeral: Bool = false, originalName: String? = nil,
         hashModifier: String? = nil, attributeOnly: Bool = false
     ) -> ModelPropertySchema {
-        let options = ModelAttributeOptions(
-            unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
-            hashModifier: hashModifier)
-        return toMany(name, Destination.self, attributeOnly: attributeOnly || !options.isEmpty)
+        toMany(
+            name, Destination.self,
+            attributeOnly: attributeOnly
+                || !ModelAttributeOptions(
+                    unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
+                    hashModifier: hashModifier
+                ).isEmpty)
     }
 
     /// An array of `@Model` objects that are also `Codable`: a to-many relationship.
@@ -141,10 +154,13 @@ extension ModelPropertySchema {
         unique: Bool = false, externalStorage: Bool = false, ephemeral: Bool = false, originalName: String? = nil,
         hashModifier: String? = nil, attributeOnly: Bool = false
     ) -> ModelPropertySchema {
-        let options = ModelAttributeOptions(
-            unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
-            hashModifier: hashModifier)
-        return toMany(name, Destination.self, attributeOnly: attributeOnly || !options.isEmpty)
+        toMany(
+            name, Destination.self,
+            attributeOnly: attributeOnly
+                || !ModelAttributeOptions(
+                    unique: unique, externalStorage: externalStorage, ephemeral: ephemeral, originalName: originalName,
+                    hashModifier: hashModifier
+                ).isEmpty)
     }
 
     /// An array of any other type: not a property type of a `@Model` class (a compile-time error).
