@@ -3,6 +3,8 @@ import InMemoryLogging
 import Logging
 import PersistentStores
 import StoreCore
+import StoreTestSupport
+import Testing
 
 /// The model and stores the observability tests share: an account whose password is marked
 /// sensitive, and a team.
@@ -51,6 +53,24 @@ enum ObservabilityFixture {
             try team.setValue(.int(Int64(position)), forKey: "wins")
         }
         try context.save()
+    }
+
+    /// An optimistic-locking conflict (133020): saves the team "Lions", changes it in two
+    /// contexts, saves the first, runs `beforeLosingSave`, then saves the second. Returns the
+    /// second save's error and the team's ID.
+    static func conflictingSave(
+        in coordinator: PersistentStoreCoordinator, beforeLosingSave: () -> Void = {}
+    ) throws -> (error: StoreError?, team: ObjectID) {
+        try insertTeams(["Lions"], into: coordinator)
+        let first = ManagedObjectContext(coordinator: coordinator)
+        let second = ManagedObjectContext(coordinator: coordinator)
+        let mine = try #require(try first.fetch(FetchRequest(entityName: "Team")).first)
+        let theirs = try #require(try second.fetch(FetchRequest(entityName: "Team")).first)
+        try mine.setValue(.int(10), forKey: "wins")
+        try first.save()
+        beforeLosingSave()
+        try theirs.setValue(.int(20), forKey: "wins")
+        return (storeError { try second.save() }, mine.objectID)
     }
 
     /// Every metadata value of an entry as text, nested values included (as they are, not

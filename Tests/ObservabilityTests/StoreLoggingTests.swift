@@ -106,15 +106,7 @@ struct StoreLoggingTests {
             let (logger, handler) = ObservabilityFixture.logger(.trace)
             let coordinator = try ObservabilityFixture.coordinator(
                 at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(logger: logger))
-            try ObservabilityFixture.insertTeams(["Lions"], into: coordinator)
-            let first = ManagedObjectContext(coordinator: coordinator)
-            let second = ManagedObjectContext(coordinator: coordinator)
-            let mine = try #require(try first.fetch(FetchRequest(entityName: "Team")).first)
-            let theirs = try #require(try second.fetch(FetchRequest(entityName: "Team")).first)
-            try mine.setValue(.int(10), forKey: "wins")
-            try first.save()
-            try theirs.setValue(.int(20), forKey: "wins")
-            let error = storeError { try second.save() }
+            let error = try ObservabilityFixture.conflictingSave(in: coordinator).error
             #expect(error?.code == .managedObjectMerge)
             #expect(!handler.entries.contains { $0.level >= .error })
             #expect(handler.entries.contains { $0.message.description == "Save failed" && $0.metadata["error.code"]?.description == "133020" })

@@ -44,18 +44,11 @@ struct StoreMetricsTests {
             let metrics = TestMetrics()
             let coordinator = try ObservabilityFixture.coordinator(
                 at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(metricsFactory: metrics))
-            try ObservabilityFixture.insertTeams(["Lions"], into: coordinator)
-            let first = ManagedObjectContext(coordinator: coordinator)
-            let second = ManagedObjectContext(coordinator: coordinator)
-            let mine = try #require(try first.fetch(FetchRequest(entityName: "Team")).first)
-            let theirs = try #require(try second.fetch(FetchRequest(entityName: "Team")).first)
-            try mine.setValue(.int(10), forKey: "wins")
-            try first.save()
-            try theirs.setValue(.int(20), forKey: "wins")
-            #expect(storeError { try second.save() }?.code == .managedObjectMerge)
+            let (error, team) = try ObservabilityFixture.conflictingSave(in: coordinator)
+            #expect(error?.code == .managedObjectMerge)
             #expect(metrics.counterTotal(label: "persistence.conflicts", dimensions: Self.dimensions) == 1)
 
-            let faulted = ManagedObjectContext(coordinator: coordinator).object(with: mine.objectID)
+            let faulted = ManagedObjectContext(coordinator: coordinator).object(with: team)
             _ = faulted.value(forKey: "name")
             #expect(metrics.counterTotal(label: "persistence.faults.fired", dimensions: Self.dimensions) >= 1)
         }

@@ -61,16 +61,8 @@ struct StoreTracingTests {
             let tracer = InMemoryTracer()
             let coordinator = try ObservabilityFixture.coordinator(
                 at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(tracer: tracer))
-            try ObservabilityFixture.insertTeams(["Lions"], into: coordinator)
-            let first = ManagedObjectContext(coordinator: coordinator)
-            let second = ManagedObjectContext(coordinator: coordinator)
-            let mine = try #require(try first.fetch(FetchRequest(entityName: "Team")).first)
-            let theirs = try #require(try second.fetch(FetchRequest(entityName: "Team")).first)
-            try mine.setValue(.int(10), forKey: "wins")
-            try first.save()
-            tracer.clearFinishedSpans()
-            try theirs.setValue(.int(20), forKey: "wins")
-            #expect(storeError { try second.save() }?.code == .managedObjectMerge)
+            let error = try ObservabilityFixture.conflictingSave(in: coordinator) { tracer.clearFinishedSpans() }.error
+            #expect(error?.code == .managedObjectMerge)
             let span = try #require(tracer.finishedSpans.first { $0.operationName == "save" })
             #expect(span.status?.code == .error)
             #expect(span.errors.count == 1)
