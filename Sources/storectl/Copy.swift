@@ -4,7 +4,9 @@ import PersistentStores
 
 /// `storectl copy <from> <to> --to-type T`: copies a store to a new file of any registered type
 /// with `PersistentStoreCoordinator.migratePersistentStore`. The source is opened read-only and
-/// never written; the destination must not exist yet (or be empty).
+/// never written; the destination must not exist yet (or be empty). A destination type that
+/// keeps nothing (InMemory) is refused before anything is read: the copy would end with the
+/// command.
 struct Copy: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a store to a new file of any type (every object, relationship and metadata key).")
@@ -28,6 +30,12 @@ struct Copy: ParsableCommand {
         }
         let url = try storeURL(destination)
         let type = toType ?? storeType(ofURI: url) ?? handle.type
+        if let storeClass = StoreRegistry.shared.storeType(named: type), !storeClass.capabilities.contains(.persistent) {
+            throw StoreError(
+                .persistentStoreOperation,
+                "Cannot copy into a store of type \(type): it keeps nothing once storectl exits, so the copy would be lost; choose a type that writes a file or a server (storectl types lists them)",
+                fileURL: url)
+        }
         if !url.isFileURL, let storeClass = StoreRegistry.shared.storeType(named: type), !(storeClass is any ServerStore.Type) {
             // A file store is never written at a URI's path.
             throw StoreError(

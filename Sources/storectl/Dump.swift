@@ -4,8 +4,9 @@ import PersistentStores
 
 extension OutputFormat: ExpressibleByArgument {}
 
-/// `storectl dump <store> [--entity E] [--format table|json]`: every object of every entity
-/// (or of one), with attributes and relationships.
+/// `storectl dump <store> [--entity E] [--format table|json|csv]`: every object of every entity
+/// (or of one), with attributes and relationships, written as it is read (memory stays that of
+/// one batch of objects, whatever the store's size).
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print every object of a store, or of one entity.")
 
@@ -15,7 +16,7 @@ struct Dump: ParsableCommand {
     @Option(name: .long, help: "Only this entity (and not its sub-entities).")
     var entity: String?
 
-    @Option(name: .long, help: "table or json.")
+    @Option(name: .long, help: "table, json or csv (csv: one entity, so with --entity when the store has several).")
     var format: OutputFormat = .table
 
     @OptionGroup var options: CommonOptions
@@ -25,14 +26,14 @@ struct Dump: ParsableCommand {
         let entities = try entity.map { [try opened.requireEntity($0)] }
             ?? opened.entityNames.compactMap { opened.model.entity(named: $0) }
         let context = ManagedObjectContext(coordinator: opened.coordinator)
-        let printer = ObjectPrinter(stores: opened, format: format)
-        var groups: [(EntityDescription, [ObjectPrinter.Row])] = []
+        let printer = ObjectPrinter(stores: opened, format: format, quiet: options.quiet)
+        var groups: [(entity: EntityDescription, ids: [ObjectID])] = []
         for entity in entities {
             var request = FetchRequest(entityName: entity.name)
             request.includesSubentities = false
-            let ids = try context.fetchObjectIDs(request).sorted { $0.uriRepresentation.absoluteString < $1.uriRepresentation.absoluteString }
-            var progress = Progress("Reading \(entity.name)", total: ids.count, quiet: options.quiet)
-            groups.append((entity, try printer.rows(ids, entity: entity, progress: &progress)))
+            let ids = try context.fetchObjectIDs(request).map { ($0.uriRepresentation.absoluteString, $0) }
+                .sorted { $0.0 < $1.0 }.map(\.1)
+            groups.append((entity, ids))
         }
         try printer.print(groups)
     }

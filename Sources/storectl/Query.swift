@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import PersistentStores
 
-/// `storectl query <store> --entity E --where 'predicate' [--sort key[:desc]] [--limit n]`.
+/// `storectl query <store> --entity E --where 'predicate' [--sort key[:desc]] [--limit n]
+/// [--format table|json|csv]`; objects are written as they are read.
 struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Fetch the objects of an entity that match a predicate.")
 
@@ -21,7 +22,7 @@ struct Query: ParsableCommand {
     @Option(name: .long, help: "At most this many objects.")
     var limit: Int?
 
-    @Option(name: .long, help: "table or json.")
+    @Option(name: .long, help: "table, json or csv.")
     var format: OutputFormat = .table
 
     @OptionGroup var options: CommonOptions
@@ -43,8 +44,6 @@ struct Query: ParsableCommand {
         }
         let context = ManagedObjectContext(coordinator: opened.coordinator)
         let ids = try context.fetchObjectIDs(request)
-        let printer = ObjectPrinter(stores: opened, format: format)
-        var progress = Progress("Reading \(entity.name)", total: ids.count, quiet: options.quiet)
-        try printer.print([(entity, try printer.rows(ids, entity: entity, progress: &progress))])
+        try ObjectPrinter(stores: opened, format: format, quiet: options.quiet).print([(entity, ids)])
     }
 }

@@ -45,6 +45,20 @@ import Testing
         }
     }
 
+    /// A copy into a store that keeps nothing would report success and leave nothing: refused.
+    @Test func copyRefusesAStoreThatKeepsNothing() throws {
+        try withTemporaryDirectory { directory in
+            let source = directory.appendingPathComponent(fileName(for: "SQLite"))
+            #expect(storectl("demo", "--type", "SQLite", "--path", source.path).status == 0)
+            let target = directory.appendingPathComponent("League.memory")
+            let copy = storectl("copy", source.path, target.path, "--to-type", "InMemory")
+            #expect(copy.status == 1)
+            #expect(copy.errors.hasPrefix("error 134070: Cannot copy into a store of type InMemory: it keeps nothing"), "\(copy.errors)")
+            #expect(!copy.output.contains("Copied"))
+            #expect(!FileManager.default.fileExists(atPath: target.path))
+        }
+    }
+
     /// A connection URI is a store argument too: a league copied to PostgreSQL (the type read
     /// from the URI's scheme), then shown and dumped from the server.
     @Test func copyToPostgreSQLAndReadItBack() throws {
