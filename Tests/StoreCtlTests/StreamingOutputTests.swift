@@ -6,7 +6,7 @@ import Testing
 @testable import storectl
 
 /// The python3 executable on the PATH, if any.
-let python3: URL? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+let python3Executable: URL? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
     .map { URL(fileURLWithPath: String($0)).appendingPathComponent("python3") }
     .first { FileManager.default.isExecutableFile(atPath: $0.path) }
 
@@ -45,7 +45,7 @@ struct StreamingOutputTests {
             print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
             """
         let process = Process()
-        process.executableURL = try #require(python3)
+        process.executableURL = try #require(python3Executable)
         process.arguments = ["-c", script, try #require(storectlExecutable).path] + arguments
         let output = Pipe()
         process.standardOutput = output
@@ -57,7 +57,7 @@ struct StreamingOutputTests {
         return (Int32(fields[0]), fields[1])
     }
 
-    @Test(.enabled(if: python3 != nil, "python3 (which measures a child's peak memory) was not found"), arguments: ["json", "table"])
+    @Test(.enabled(if: python3Executable != nil, "python3 (which measures a child's peak memory) was not found"), arguments: ["json", "table"])
     func dumpMemoryDoesNotGrowWithTheStore(format: String) throws {
         try withTemporaryDirectory { directory in
             let small = directory.appendingPathComponent("small.sqlite")
