@@ -45,7 +45,7 @@ struct StreamingOutputTests {
             print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
             """
         let process = Process()
-        process.executableURL = try #require(python3Executable)
+        process.executableURL = python3Executable  // the test runs only when there is one
         process.arguments = ["-c", script, try #require(storectlExecutable).path] + arguments
         let output = Pipe()
         process.standardOutput = output
