@@ -43,6 +43,20 @@ struct MigrationKillTests {
                 if let version = result.split(separator: " ").last { versions.insert(String(version)) }
             }
             #expect(!versions.isEmpty)
+
+            // What the killed migrations left beside the store goes at the next open once it is
+            // abandoned: its processes are gone, and (aged here) nothing wrote it for a minute.
+            let leftovers = { try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".migrating-") } }
+            for name in try leftovers() {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: directory.appendingPathComponent(name).path)
+            }
+            let reopen = try ChildProcess(saver, ["verify-migrated", type, url.path])
+            let reopened = reopen.nextLine() ?? "(no output)"
+            reopen.process.waitUntilExit()
+            #expect(reopened.hasPrefix("verified \(generation) "), "\(reopened)")
+            let remaining = try leftovers()
+            #expect(remaining.isEmpty, "left beside the store: \(remaining)")
         }
     }
 }

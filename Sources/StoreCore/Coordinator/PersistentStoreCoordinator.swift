@@ -246,6 +246,8 @@ public final class PersistentStoreCoordinator: Sendable {
         if let url, url.isFileURL, storeClass.capabilities.contains(.persistent) {
             // A mistyped path is an error naming the folder, never a new store somewhere else.
             try StoreFile.requireParentFolder(of: url, storeType: type)
+            // A migration killed mid-way left its new store (or the old one moved aside) here.
+            MigrationManager.settleAbandonedFiles(besides: url)
         }
         let model = self.model
         let versions = modelVersions

@@ -219,7 +219,7 @@ public struct MigrationManager: Sendable {
             }
             return
         }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+        let temporary = besideFile(url, kind: "migrating")
         do {
             try writeNew(temporary, storeClass, model: model, configuration: configuration, options: options, metadata: metadata, nodes: nodes)
             // The new store is closed: its companions (a WAL) are folded into its main file.
@@ -231,7 +231,7 @@ public struct MigrationManager: Sendable {
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
                 // A store kept as a folder: a folder cannot be renamed over a non-empty one, so
                 // the old one is moved aside first and deleted once the new one is in place.
-                let aside = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced-\(UUID().uuidString)")
+                let aside = besideFile(url, kind: "replaced")
                 try FileManager.default.moveItem(at: url, to: aside)
                 do {
                     try FileManager.default.moveItem(at: temporary, to: url)
@@ -265,6 +265,82 @@ public struct MigrationManager: Sendable {
         merged.merge(metadata) { _, new in new }
         store.metadata = merged
         try StoreTransfer.write(nodes, to: store)
+    }
+
+    // MARK: Files written beside a store
+
+    /// A new name beside `url` for a migration's `kind` of file: `.<name>.migrating-<pid>-<UUID>`
+    /// (the new store while it is written) or `.<name>.replaced-<pid>-<UUID>` (a store kept as a
+    /// folder, moved aside while the new one takes its place). The process ID tells a later open
+    /// whether the migration that wrote it can still be running.
+    static func besideFile(_ url: URL, kind: String) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(kind)-\(getpid())-\(UUID().uuidString)")
+    }
+
+    /// How long a file beside a store must have been left unchanged before it is taken as
+    /// abandoned: its process is gone (or, for names without a process ID, written by earlier
+    /// releases, always) and nothing has written it since. A migration that is running writes
+    /// its new store continuously; the wait covers a process in another PID namespace (a
+    /// container sharing the folder), which `kill(pid, 0)` cannot see.
+    static let abandonedFileAge: (withProcessID: TimeInterval, withoutProcessID: TimeInterval) = (60, 3600)
+
+    /// Deals with what a migration of the store at `url` left beside it when its process ended
+    /// mid-way (killed, crashed, power lost). A `.replaced-` folder with no store at `url` is the
+    /// old store, moved aside just before the new one would have taken its place: it is moved
+    /// back (at once, when its process is gone; otherwise a new empty store would be made over
+    /// it). Other leftovers — a `.migrating-` store with its companions, or a `.replaced-` folder
+    /// once the new store is in place — are removed when abandoned (``abandonedFileAge``).
+    /// Called when a store is added; errors are ignored, as the store itself is not affected.
+    static func settleAbandonedFiles(besides url: URL) {
+        let folder = url.deletingLastPathComponent()
+        let name = url.lastPathComponent
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let files = FileManager.default
+        let now = Date()
+        for kind in ["replaced", "migrating"] {
+            let prefix = ".\(name).\(kind)-"
+            // One migration's files share `<prefix><pid>-<UUID>` (36 characters); companions
+            // (`-wal`, `-shm`, `-journal`) follow it.
+            var groups: [String: [String]] = [:]
+            var processIDs: [String: pid_t] = [:]
+            for entry in entries where entry.hasPrefix(prefix) {
+                let rest = entry.dropFirst(prefix.count)
+                let processID = Self.processID(inBesideName: rest)
+                let keyLength = prefix.count + (processID.map { String($0).count + 1 } ?? 0) + 36
+                let key = String(entry.prefix(keyLength))
+                groups[key, default: []].append(entry)
+                processIDs[key] = processID
+            }
+            for (key, members) in groups.sorted(by: { $0.key < $1.key }) {
+                let processID = processIDs[key]
+                // EPERM means the process runs, as another user.
+                let processGone = processID.map { $0 > 0 && kill($0, 0) != 0 && errno == ESRCH } ?? true
+                guard processGone else { continue }
+                var isFolder: ObjCBool = false
+                if kind == "replaced", members == [key], files.fileExists(atPath: folder.appendingPathComponent(key).path, isDirectory: &isFolder),
+                    isFolder.boolValue, !files.fileExists(atPath: url.path)
+                {
+                    try? files.moveItem(at: folder.appendingPathComponent(key), to: url)
+                    continue
+                }
+                let newest = members.compactMap {
+                    (try? files.attributesOfItem(atPath: folder.appendingPathComponent($0).path)[.modificationDate]) as? Date
+                }.max() ?? now
+                let age = processID == nil ? abandonedFileAge.withoutProcessID : abandonedFileAge.withProcessID
+                guard now.timeIntervalSince(newest) > age else { continue }
+                for member in members { try? files.removeItem(at: folder.appendingPathComponent(member)) }
+            }
+        }
+    }
+
+    /// The process ID of a name's `<pid>-<UUID>` part; nil for `<UUID>` alone (earlier releases).
+    static func processID(inBesideName rest: Substring) -> pid_t? {
+        let digits = rest.prefix { $0 != "-" }
+        guard !digits.isEmpty, digits.count < 10, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+            let processID = pid_t(digits)
+        else { return nil }
+        let uuid = rest.dropFirst(digits.count + 1).prefix(36)
+        return UUID(uuidString: String(uuid)) == nil ? nil : processID
     }
 
     /// Whether a store is at `url`: a non-empty file, or a folder (stores kept as folders).
