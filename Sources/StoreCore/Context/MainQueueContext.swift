@@ -34,6 +34,12 @@ public final class MainQueueContext {
     }
 
     /// Queues `body` on the main actor and returns at once.
+    ///
+    /// For synchronous code. In asynchronous code, `await` the returning `perform(_:)`: Swift
+    /// would otherwise pick this overload for `let x = try await context.perform { $0.hasChanges }`
+    /// in top-level code and make `x` an empty tuple, so this one is unavailable there and the
+    /// compiler says so.
+    @available(*, noasync, message: "in asynchronous code, await the perform that returns the closure's value; in top-level code write its type: let x: Bool = try await context.perform { $0.hasChanges }")
     public nonisolated func perform(_ body: @escaping @Sendable @MainActor (ManagedObjectContext) -> Void) {
         Task { @MainActor in
             defer { self.context.settleRows() }

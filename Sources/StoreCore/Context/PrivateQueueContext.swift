@@ -73,6 +73,12 @@ public final class PrivateQueueContext: Sendable {
     }
 
     /// Queues `body` on the context's queue and returns at once.
+    ///
+    /// For synchronous code. In asynchronous code, `await` the returning `perform(_:)`: Swift
+    /// would otherwise pick this overload for `let x = try await context.perform { $0.hasChanges }`
+    /// in top-level code and make `x` an empty tuple, so this one is unavailable there and the
+    /// compiler says so.
+    @available(*, noasync, message: "in asynchronous code, await the perform that returns the closure's value; in top-level code write its type: let x: Bool = try await context.perform { $0.hasChanges }")
     public func perform(_ body: @escaping @Sendable (ManagedObjectContext) -> Void) {
         queue.async { [storage] in
             let context = storage.withLock { $0 }
