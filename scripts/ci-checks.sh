@@ -18,5 +18,6 @@ documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeC
     Conformance StoreConfiguration JSONFileStore DirectoryStore PersistenceService)
 targets=()
 for target in "${documented[@]}"; do targets+=(--target "$target"); done
-swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"
+# The DocC plugin is a dependency only with PERSISTENTSTORES_DOCC set (Package.swift).
+PERSISTENTSTORES_DOCC=1 swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"
 swift test --package-path Examples/LeagueService
