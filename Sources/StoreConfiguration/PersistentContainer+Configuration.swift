@@ -43,7 +43,9 @@ extension PersistentContainer {
     /// The store section names that would clash with the container's own keys.
     static let reservedStoreNames: Set<String> = ["name", "model", "folder", "store", "stores"]
 
-    convenience init(keys: ConfigKeyReader, name: String?, model: ObjectModel?, registry: StoreRegistry) throws {
+    convenience init(
+        keys: ConfigKeyReader, name: String?, model: ObjectModel?, registry: StoreRegistry, observability: StoreObservability? = nil
+    ) throws {
         guard let name = try keys.string("name") ?? name else {
             _ = try keys.requiredString("name")
             throw StoreError(.coreData, "Missing configuration key \(keys.describe("name"))")
@@ -60,7 +62,7 @@ extension PersistentContainer {
             _ = try keys.requiredString("model")
             throw StoreError(.coreData, "Missing configuration key \(keys.describe("model"))")
         }
-        self.init(name: name, model: resolvedModel, versions: versions, registry: registry)
+        self.init(name: name, model: resolvedModel, versions: versions, registry: registry, observability: observability)
         let folderPath = try keys.string("folder")
         let folder = {
             if let folderPath {

@@ -93,10 +93,14 @@ public struct StoreConfigurationSources: Sendable {
     /// A key under ``keyPrefix`` that no one reads — in the file, the environment
     /// (`PERSISTENCE_*`), the overrides or the defaults — is an error naming it, its source
     /// (the file and line) and the closest known key: a typo never falls back to a default.
+    ///
+    /// - Parameter observability: the logger, metrics backend and tracer the stores report to
+    ///   (docs/observability.md); nil for none but what `PERSISTENCE_SQL_DEBUG` switches on.
     public func makeContainer(
-        name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared
+        name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared,
+        observability: StoreObservability? = nil
     ) throws -> PersistentContainer {
-        let container = try PersistentContainer(keys: keys, name: name, model: model, registry: registry)
+        let container = try PersistentContainer(keys: keys, name: name, model: model, registry: registry, observability: observability)
         try checkForUnknownKeys()
         return container
     }

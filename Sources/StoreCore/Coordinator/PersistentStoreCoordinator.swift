@@ -243,6 +243,7 @@ public final class PersistentStoreCoordinator: Sendable {
         if url == nil && !storeClass.capabilities.contains(.noURL) {
             throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
         }
+        try checkOptions(options, for: storeClass, type: type, url: url)
         if let url, url.isFileURL, storeClass.capabilities.contains(.persistent) {
             // A mistyped path is an error naming the folder, never a new store somewhere else.
             try StoreFile.requireParentFolder(of: url, storeType: type)
@@ -265,6 +266,36 @@ public final class PersistentStoreCoordinator: Sendable {
                     storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options)
             }
             return try attach(store, type: type, state: &state)
+        }
+    }
+
+    /// Checks `options` against what `storeClass` reads: a value of the wrong kind for an option
+    /// it declares (``StoreOptionKey/standardOptions`` or its ``PersistentStore/supportedOptions``)
+    /// is an error naming the option, the value and the store; a key no registered store type
+    /// declares is logged as a warning with the closest known key. Unknown keys are not errors
+    /// in code, as in Core Data (applications pass Core Data's keys these stores do not read);
+    /// the configuration target refuses them, since a file's typo would otherwise pass unseen.
+    func checkOptions(_ options: StoreOptions, for storeClass: any PersistentStore.Type, type: String, url: URL?) throws {
+        guard !options.isEmpty else { return }
+        var declared: [String: StoreOption] = [:]
+        for option in StoreOptionKey.standardOptions + (storeClass.supportedOptions ?? []) { declared[option.key] = option }
+        let location = url.map { " at " + ($0.isFileURL ? $0.path : ConnectionURI.redacted($0.absoluteString)) } ?? ""
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+            if let option = declared[key] {
+                if let problem = option.problem(with: value) {
+                    throw StoreError(
+                        .persistentStoreOperation, "The option \(key) of the \(type) store\(location): \(problem)", fileURL: url)
+                }
+                continue
+            }
+            guard storeClass.supportedOptions != nil else { continue }
+            let others = registry.registeredStoreTypes.compactMap { registry.storeType(named: $0)?.supportedOptions }.joined()
+            guard !others.contains(where: { $0.key == key }) else { continue }
+            let known = Array(declared.keys).sorted()
+            let suggestion = EditDistance.closestMatch(to: key, in: known).map { " (did you mean \($0)?)" } ?? ""
+            observability.logger.warning(
+                "The \(type) store\(location) does not read the option \(key)\(suggestion); it is ignored",
+                metadata: ["store.type": "\(type)", "option": "\(key)"])
         }
     }
 
