@@ -7,7 +7,8 @@
 # - the DocC documentation of this package's modules, treating DocC warnings (such as broken
 #   symbol links) as errors;
 # - the tests of the example service (Examples/LeagueService, its own package: Hummingbird and
-#   SwiftNIO are built there only), which start the server and make real HTTP requests.
+#   SwiftNIO are built there only), which start the server and make real HTTP requests, on
+#   SQLite and on a throwaway PostgreSQL server (scripts/postgres-scratch.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh --tests
@@ -20,4 +21,7 @@ targets=()
 for target in "${documented[@]}"; do targets+=(--target "$target"); done
 # The DocC plugin is a dependency only with PERSISTENTSTORES_DOCC set (Package.swift).
 PERSISTENTSTORES_DOCC=1 swift package --disable-sandbox generate-documentation --warnings-as-errors "${targets[@]}"
-swift test --package-path Examples/LeagueService
+# The example's tests run on SQLite, and on PostgreSQL with a throwaway server.
+PERSISTENTSTORES_POSTGRES_URL="$(bash scripts/postgres-scratch.sh start)"
+trap 'bash scripts/postgres-scratch.sh stop' EXIT
+PERSISTENTSTORES_POSTGRES_URL="$PERSISTENTSTORES_POSTGRES_URL" swift test --package-path Examples/LeagueService

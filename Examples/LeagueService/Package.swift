@@ -14,17 +14,30 @@ let package = Package(
     dependencies: [
         .package(name: "PersistentStores", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
             name: "LeagueAPI",
             dependencies: [
                 .product(name: "PersistentStores", package: "PersistentStores"),
+                .product(name: "PersistenceService", package: "PersistentStores"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]),
-        .executableTarget(name: "LeagueService", dependencies: ["LeagueAPI"]),
+        .executableTarget(
+            name: "LeagueService",
+            dependencies: [
+                "LeagueAPI",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "LeagueAPITests",
-            dependencies: ["LeagueAPI", .product(name: "HummingbirdTesting", package: "hummingbird")]),
+            dependencies: [
+                "LeagueAPI",
+                .product(name: "PersistentStores", package: "PersistentStores"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]),
     ]
 )

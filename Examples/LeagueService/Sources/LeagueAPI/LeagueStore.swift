@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PersistenceService
 import PersistentStores
 
 /// The League model and the store that holds it, chosen by configuration.
@@ -11,6 +13,9 @@ import PersistentStores
 public struct LeagueStore: Sendable {
     /// The coordinator every request's context works on.
     public let coordinator: PersistentStoreCoordinator
+    /// The store as a swift-service-lifecycle service: run in the server's `ServiceGroup`, it
+    /// closes the store on graceful shutdown after the saves in progress.
+    public let service: PersistenceService
 
     /// The teams and their players: deleting a team deletes its players (cascade); deleting
     /// a player leaves the team (nullify).
@@ -30,13 +35,21 @@ public struct LeagueStore: Sendable {
     }
 
     /// The store the environment (and the configuration file it names) describes, loaded.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    ///
+    /// - Parameters:
+    ///   - environment: the `PERSISTENCE_*` variables (docs/configuration.md).
+    ///   - logger: where the stores log their statements (SQL at `debug` with duration and row
+    ///     count, bound values at `trace`; docs/observability.md); nil for none. Metrics and
+    ///     tracing go to the backends the process bootstrapped (none: no cost).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger? = nil) throws {
         PersistentStores.registerBuiltInStoreTypes()
         var defaults = ["persistence.name": "League"]
         if environment["PERSISTENCE_STORE_URL"] != nil { defaults["persistence.store.type"] = "PostgreSQL" }
         let sources = try StoreConfigurationSources(environment: environment, defaults: defaults)
-        let container = try sources.makeContainer(name: "League", model: Self.model())
+        let container = try sources.makeContainer(
+            name: "League", model: Self.model(), observability: StoreObservability(logger: logger, name: "League"))
         try container.loadPersistentStores()
-        self.coordinator = container.persistentStoreCoordinator
+        coordinator = container.persistentStoreCoordinator
+        service = try PersistenceService(container: container)
     }
 }

@@ -3,19 +3,29 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LeagueAPI
+import InMemoryLogging
+import Logging
 import NIOCore
 import Testing
 
+/// The backends the tests run on: SQLite in a fresh folder, and PostgreSQL (a fresh schema per
+/// test) when `PERSISTENTSTORES_POSTGRES_URL` names a server, as scripts/ci-checks.sh arranges.
+let backends = ["SQLite"] + (ProcessInfo.processInfo.environment["PERSISTENTSTORES_POSTGRES_URL"].map { $0.isEmpty ? [] : ["PostgreSQL"] } ?? [])
+
 /// The League service over real HTTP (a server on a free port, a client connecting to it), on
-/// a SQLite store in a fresh folder per test; PostgreSQL too when `PERSISTENTSTORES_POSTGRES_URL`
-/// names a server.
+/// each backend.
 @Suite struct LeagueServiceTests {
-    /// A store in a new temporary folder, removed when `body` ends.
-    private func withStore<T>(_ body: (LeagueStore) async throws -> T) async throws -> T {
+    /// A store on `backend` (a new temporary folder, or a new schema), removed when `body` ends.
+    private func withStore<T>(_ backend: String, logger: Logger? = nil, _ body: (LeagueStore) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("league-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try LeagueStore(environment: ["PERSISTENCE_STORE_PATH": folder.appendingPathComponent("league.sqlite").path])
+        var environment = ["PERSISTENCE_STORE_PATH": folder.appendingPathComponent("league.sqlite").path]
+        if backend == "PostgreSQL", let server = ProcessInfo.processInfo.environment["PERSISTENTSTORES_POSTGRES_URL"] {
+            let schema = "league_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+            environment = ["PERSISTENCE_STORE_URL": server + (server.contains("?") ? "&" : "?") + "schema=\(schema)"]
+        }
+        let store = try LeagueStore(environment: environment, logger: logger)
         return try await body(store)
     }
 
@@ -25,8 +35,8 @@ import Testing
         try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
     }
 
-    @Test func createReadUpdateDeleteWithCascade() async throws {
-        try await withStore { store in
+    @Test(arguments: backends) func createReadUpdateDeleteWithCascade(backend: String) async throws {
+        try await withStore(backend) { store in
             try await LeagueApplication.make(store: store, port: 0).test(.live) { client in
                 let created = try await client.execute(uri: "/teams", method: .post, body: try json(TeamInput(name: "Crew", city: "Columbus")))
                 #expect(created.status == .created)
@@ -57,8 +67,8 @@ import Testing
         }
     }
 
-    @Test func filtersAndPages() async throws {
-        try await withStore { store in
+    @Test(arguments: backends) func filtersAndPages(backend: String) async throws {
+        try await withStore(backend) { store in
             try await LeagueApplication.make(store: store, port: 0).test(.live) { client in
                 for name in ["Avalanche", "Aces", "Bulls", "Apex", "Comets"] {
                     _ = try await client.execute(uri: "/teams", method: .post, body: try json(TeamInput(name: name)))
@@ -76,8 +86,8 @@ import Testing
         }
     }
 
-    @Test func aBadFilterIsA400WithTheFrameworksMessage() async throws {
-        try await withStore { store in
+    @Test(arguments: backends) func aBadFilterIsA400WithTheFrameworksMessage(backend: String) async throws {
+        try await withStore(backend) { store in
             try await LeagueApplication.make(store: store, port: 0).test(.live) { client in
                 let unparsable = "name BEGINSWITH".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                 let response = try await client.execute(uri: "/teams?filter=\(unparsable)", method: .get)
@@ -92,8 +102,8 @@ import Testing
         }
     }
 
-    @Test func aConflictingUpdateFromASecondClientIsA409() async throws {
-        try await withStore { store in
+    @Test(arguments: backends) func aConflictingUpdateFromASecondClientIsA409(backend: String) async throws {
+        try await withStore(backend) { store in
             try await LeagueApplication.make(store: store, port: 0).test(.live) { client in
                 let team = try decode(
                     TeamRecord.self, try await client.execute(uri: "/teams", method: .post, body: try json(TeamInput(name: "Crew"))))
@@ -113,8 +123,8 @@ import Testing
         }
     }
 
-    @Test func hundredsOfConcurrentRequestsLoseNothing() async throws {
-        try await withStore { store in
+    @Test(.serialized, arguments: backends) func hundredsOfConcurrentRequestsLoseNothing(backend: String) async throws {
+        try await withStore(backend) { store in
             try await LeagueApplication.make(store: store, port: 0).test(.ahc(.http)) { client in
                 let team = try decode(
                     TeamRecord.self, try await client.execute(uri: "/teams", method: .post, body: try json(TeamInput(name: "Crew"))))
@@ -141,5 +151,23 @@ import Testing
                 #expect(crew.players.count == 200)
             }
         }
+    }
+
+    @Test(arguments: backends) func theStoreLogsEachRequestsStatementsToTheServicesLogger(backend: String) async throws {
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "LeagueServiceTests", factory: { _ in handler })
+        logger.logLevel = .debug
+        try await withStore(backend, logger: logger) { store in
+            try await LeagueApplication.make(store: store, port: 0, logger: logger).test(.live) { client in
+                handler.clear()
+                let response = try await client.execute(uri: "/teams?filter=name%20BEGINSWITH%20%27C%27", method: .get)
+                #expect(response.status == .ok)
+            }
+        }
+        let statements = handler.entries.filter { $0.message.description == "SQL statement" }
+        let select = try #require(statements.first { ($0.metadata["db.query.text"]?.description ?? "").hasPrefix("SELECT") })
+        #expect(select.level == .debug)
+        #expect(select.metadata["store.name"]?.description == "League")
+        #expect(select.metadata["rows"] != nil)
     }
 }
