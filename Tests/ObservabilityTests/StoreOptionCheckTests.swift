@@ -5,27 +5,10 @@ import StoreCore
 import StoreTestSupport
 import Testing
 
-/// Options given in code are checked when a store is added: a value of the wrong kind for an
-/// option the store reads is an error naming it; a key no store type reads is a warning in the
-/// coordinator's log with the closest known key (not an error: applications pass Core Data's
-/// keys these stores do not read).
+/// Options given in code are checked when a store is added: a key no store type reads is a
+/// warning in the coordinator's log with the closest known key (not an error: applications pass
+/// Core Data's keys these stores do not read). The stores check the values of their options.
 @Suite struct StoreOptionCheckTests {
-    @Test func aValueOfTheWrongKindIsAnErrorNamingTheOption() throws {
-        try withTemporaryDirectory { directory in
-            let url = directory.appendingPathComponent("League.sqlite")
-            let coordinator = PersistentStoreCoordinator(model: try ObservabilityFixture.model(), registry: ObservabilityFixture.registry)
-            #expect {
-                try coordinator.addPersistentStore(type: "SQLite", at: url, options: [StoreOptionKey.readOnly: .string("maybe")])
-            } throws: { error in
-                let error = error as? StoreError
-                return error?.code == .persistentStoreOperation && error?.message.contains(StoreOptionKey.readOnly) == true
-                    && error?.message.contains("is not true or false") == true && error?.message.contains(url.path) == true
-            }
-            #expect(coordinator.persistentStores.isEmpty)
-            #expect(!FileManager.default.fileExists(atPath: url.path), "nothing is written for a refused option")
-        }
-    }
-
     @Test func anUnknownKeyIsAWarningWithTheClosestKnownKey() throws {
         try withTemporaryDirectory { directory in
             let (logger, handler) = ObservabilityFixture.logger(.info)

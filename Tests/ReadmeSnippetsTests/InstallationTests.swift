@@ -20,7 +20,8 @@ import Testing
 
     @Test func theVersionToDependOnIsTheNewestInTheChangelog() throws {
         let changelog = try text("CHANGELOG.md")
-        let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
+        // The newest released version ("## Unreleased" above it gathers what comes next).
+        let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") && !$0.hasPrefix("## Unreleased") })
         let version = try #require(newest.dropFirst(3).split(separator: " ").first.map(String.init))
         #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil })
         #expect(try installation().contains("from: \"\(version)\""), "README's Installation does not name \(version)")

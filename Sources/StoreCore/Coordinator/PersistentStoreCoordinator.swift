@@ -243,7 +243,7 @@ public final class PersistentStoreCoordinator: Sendable {
         if url == nil && !storeClass.capabilities.contains(.noURL) {
             throw StoreError(.persistentStoreOperation, "A \(type) store needs a URL")
         }
-        try checkOptions(options, for: storeClass, type: type, url: url)
+        checkOptions(options, for: storeClass, type: type, url: url)
         if let url, url.isFileURL, storeClass.capabilities.contains(.persistent) {
             // A mistyped path is an error naming the folder, never a new store somewhere else.
             try StoreFile.requireParentFolder(of: url, storeType: type)
@@ -269,25 +269,19 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    /// Checks `options` against what `storeClass` reads: a value of the wrong kind for an option
-    /// it declares (``StoreOptionKey/standardOptions`` or its ``PersistentStore/supportedOptions``)
-    /// is an error naming the option, the value and the store; a key no registered store type
-    /// declares is logged as a warning with the closest known key. Unknown keys are not errors
-    /// in code, as in Core Data (applications pass Core Data's keys these stores do not read);
-    /// the configuration target refuses them, since a file's typo would otherwise pass unseen.
-    func checkOptions(_ options: StoreOptions, for storeClass: any PersistentStore.Type, type: String, url: URL?) throws {
+    /// Logs, as a warning with the closest known key, each key of `options` that `storeClass`
+    /// does not read (neither ``StoreOptionKey/standardOptions`` nor its
+    /// ``PersistentStore/supportedOptions``) and no other registered store type declares. Not an
+    /// error in code, as in Core Data (applications pass Core Data's keys these stores do not
+    /// read); the configuration target refuses them, since a file's typo would otherwise pass
+    /// unseen. Values of the options a store reads are checked by the store as it opens, with
+    /// messages of its own.
+    func checkOptions(_ options: StoreOptions, for storeClass: any PersistentStore.Type, type: String, url: URL?) {
         guard !options.isEmpty else { return }
         var declared: [String: StoreOption] = [:]
         for option in StoreOptionKey.standardOptions + (storeClass.supportedOptions ?? []) { declared[option.key] = option }
         let location = url.map { " at " + ($0.isFileURL ? $0.path : ConnectionURI.redacted($0.absoluteString)) } ?? ""
-        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
-            if let option = declared[key] {
-                if let problem = option.problem(with: value) {
-                    throw StoreError(
-                        .persistentStoreOperation, "The option \(key) of the \(type) store\(location): \(problem)", fileURL: url)
-                }
-                continue
-            }
+        for key in options.keys.sorted() where declared[key] == nil {
             guard storeClass.supportedOptions != nil else { continue }
             let others = registry.registeredStoreTypes.compactMap { registry.storeType(named: $0)?.supportedOptions }.joined()
             guard !others.contains(where: { $0.key == key }) else { continue }
