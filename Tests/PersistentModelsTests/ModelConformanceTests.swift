@@ -71,3 +71,33 @@ enum ModelConformanceRuns {
                 "only InMemory's after-reopen variants are left out")
     }
 }
+
+/// A store planted with a bug: it keeps doubles with the precision of a Float.
+final class FloatDoublesStore: JSONFileStore {
+    override class var storeType: String { "FloatDoubles" }
+    override func save() throws {
+        for var node in cacheNodes {
+            node.attributes = node.attributes.mapValues { value in
+                if case .double(let double) = value { return .double(Double(Float(double))) }
+                return value
+            }
+            addCacheNodes([node])
+        }
+        try super.save()
+    }
+}
+
+/// The typed-model cases catch a store that changes values, naming the property.
+@Test func aStoreThatTruncatesDoublesFailsTheTypedRoundTrip() {
+    let registry = StoreRegistry()
+    registry.register(FloatDoublesStore.self)
+    let report = ConformanceSuite.run(storeType: FloatDoublesStore.storeType, registry: registry, cases: ModelConformanceSuite.allCases)
+    let failures = report.results.compactMap { result -> (name: String, message: String)? in
+        if case .failed(let message) = result.outcome { return (result.run.testCase.name, message) }
+        return nil
+    }
+    #expect(
+        failures.contains { $0.name == "typed models: every value type round-trips" && $0.message.contains("Sample[0].double: expected 2.1") },
+        "\(failures)")
+    #expect(report.passed > 0, "the cases without doubles pass")
+}
