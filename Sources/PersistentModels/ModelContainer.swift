@@ -68,8 +68,8 @@ public final class ModelContainer: Sendable {
             descriptions: configurations.map { try $0.storeDescription() }, configurations: configurations, registry: registry)
     }
 
-    /// A container for a schema with a store per description (``init(for:migrationPlan:configurations:registry:)``
-    /// once the descriptions are made).
+    /// A container for a schema with a store per description (what the public initializers
+    /// call once they have the descriptions).
     init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, name: String, descriptions: [StoreDescription],
         configurations: [ModelConfiguration], registry: StoreRegistry
