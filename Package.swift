@@ -11,6 +11,9 @@ let package = Package(
         // `@Model` classes and the SwiftData-shaped façade; re-exports PersistentStores.
         .library(name: "PersistentModels", targets: ["PersistentModels"]),
         .library(name: "Conformance", targets: ["Conformance"]),
+        // The conformance cases of `@Model` classes (typed values, `#Predicate`); its own product so
+        // a store author who uses StoreCore alone does not build swift-syntax.
+        .library(name: "ModelConformance", targets: ["ModelConformance"]),
         // The PostgreSQL store alone, for applications that use StoreCore without the umbrella.
         .library(name: "PostgreSQLStore", targets: ["PostgreSQLStore"]),
         // The example store types, so an application or a store author can depend on them.
@@ -93,6 +96,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .target(name: "Conformance", dependencies: ["StoreCore"], path: "Conformance"),
+        .target(name: "ModelConformance", dependencies: ["Conformance", "PersistentModels"], path: "ModelConformance"),
         .executableTarget(
             name: "storectl",
             dependencies: [
@@ -163,7 +167,12 @@ let package = Package(
             dependencies: ["storectl", "PersistentStores", "JSONFileStore", "StoreTestSupport", "CSQLite"]),
         // The macros' expansions and diagnostics are tested through the compiler (a test that
         // depends on the macro target itself makes SwiftPM build every test target twice).
-        .testTarget(name: "PersistentModelsTests", dependencies: ["PersistentModels", "SQLiteStore", "StoreCore", "StoreTestSupport"]),
+        .testTarget(
+            name: "PersistentModelsTests",
+            dependencies: [
+                "PersistentModels", "SQLiteStore", "StoreCore", "StoreTestSupport", "Conformance", "ModelConformance",
+                "JSONFileStore", "DirectoryStore",
+            ]),
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(
             name: "ReadmeSnippetsTests",

@@ -16,7 +16,7 @@ swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyStr
 bash scripts/fuzz.sh --regressions
 # This package's own modules only: the dependencies' catalogs are theirs to keep.
 documented=(StoreCore InMemoryStore SQLiteStore AtomicBinaryStore XMLStore PipeCSVStore PostgreSQLStore PersistentStores PersistentModels
-    Conformance StoreConfiguration JSONFileStore DirectoryStore PersistenceService)
+    Conformance ModelConformance StoreConfiguration JSONFileStore DirectoryStore PersistenceService)
 targets=()
 for target in "${documented[@]}"; do targets+=(--target "$target"); done
 # The DocC plugin is a dependency only with PERSISTENTSTORES_DOCC set (Package.swift).

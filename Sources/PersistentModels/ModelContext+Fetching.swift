@@ -48,3 +48,29 @@ extension ModelContext {
         }
     }
 }
+
+extension ModelContext {
+    /// The objects a descriptor matches, in its order, read a batch at a time as the result is
+    /// gone through (SwiftData's `fetch(_:batchSize:)`): the matching identifiers are fetched
+    /// now, the objects of a batch with one fetch when the first of them is read (see
+    /// ``FetchResultsCollection``).
+    ///
+    /// With the descriptor's `includePendingChanges` and unsaved changes in the context, the
+    /// objects are read at once, as ``fetch(_:)`` reads them.
+    ///
+    /// - Parameters:
+    ///   - descriptor: which objects, in which order.
+    ///   - batchSize: how many objects to read per fetch (at least 1).
+    /// - Throws: what the fetch throws, and a `StoreError` for a `batchSize` below 1.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        guard batchSize >= 1 else {
+            let schema = T.persistentEntitySchema
+            throw StoreError(
+                .coreData, "fetch(FetchDescriptor<\(schema.className)>, batchSize:) needs a batchSize of at least 1, not \(batchSize)",
+                entityName: schema.entityName)
+        }
+        var request = try descriptor.fetchRequest()
+        request.fetchBatchSize = batchSize
+        return FetchResultsCollection(objects: try managedObjectContext.fetch(request), batchSize: batchSize)
+    }
+}

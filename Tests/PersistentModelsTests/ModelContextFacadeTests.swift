@@ -1,4 +1,5 @@
 import Foundation
+@testable import ModelConformance
 @testable import PersistentModels
 import StoreTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PersistentModels
 import StoreTestSupport
 import Testing
 
@@ -180,5 +181,79 @@ import Testing
         #expect(!output.contains("\"seen\""))
         #expect(!output.contains("\"summary\""))
         #expect(!output.contains("@_PersistedProperty(3)"))
+    }
+
+    @Test func transformableIsACompileErrorSayingWhatToWriteInstead() throws {
+        let output = try typecheck(
+            """
+            import PersistentModels
+
+            final class ColorTransformer {}
+            struct Color: Codable { var red = 0.0 }
+
+            @Model
+            final class Swatch {
+                @Attribute(.transformable(by: ColorTransformer.self)) var color: Color
+                @Attribute(.transformable(by: "ColorTransformer")) var other: Color
+                init() {}
+            }
+            """)
+        for position in ["8:17", "9:17"] {
+            #expect(
+                output.contains(
+                    "Models.swift:\(position): error: 'transformable(by:)' is unavailable: @Attribute(.transformable(by:)) needs "
+                        + "Foundation's ValueTransformer, which Foundation on Linux does not have; make the property's type Codable"),
+                "\(output)")
+        }
+    }
+
+    @Test func theModelClassesStorectlExportsCompile() throws {
+        let storectl = try #require(builtExecutable(named: "storectl"), "storectl is built beside the tests")
+        try withTemporaryDirectory { folder in
+            let modelFile = folder.appendingPathComponent("League.json")
+            try Self.league.writeJSON(to: modelFile)
+            let process = Process()
+            process.executableURL = storectl
+            process.arguments = ["export-model", "--model", modelFile.path, "--format", "models"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let source = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(source.contains("@Model"))
+            let compiled = try typecheck(
+                source + """
+
+                    func check() throws {
+                        let model = try ObjectModel(for: Player.self, Team.self)
+                        _ = model
+                    }
+                    """)
+            #expect(!compiled.contains("error:"), "\(compiled)")
+        }
+    }
+
+    /// Two entities with every kind of property the exporter writes: a unique attribute, an
+    /// indexed one, defaults, optionals, a to-one and its to-many inverse with delete rules.
+    static var league: ObjectModel {
+        get throws {
+            try ObjectModel {
+                Entity("Team", uniquenessConstraints: [["name"]]) {
+                    Attribute("name", .string, optional: false)
+                    Attribute("founded", .date)
+                    Attribute("budget", .decimal, defaultValue: .int(0))
+                    Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .cascade)
+                }
+                Entity("Player", uniquenessConstraints: [["firstName", "lastName"]]) {
+                    Attribute("firstName", .string, optional: false)
+                    Attribute("lastName", .string, optional: false, indexed: true)
+                    Attribute("number", .integer16, defaultValue: .int(0))
+                    Attribute("rating", .double)
+                    Attribute("photo", .binaryData, allowsExternalBinaryDataStorage: true)
+                    Relationship("team", to: "Team", inverse: "players")
+                }
+            }
+        }
     }
 }

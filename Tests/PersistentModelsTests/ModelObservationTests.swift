@@ -1,4 +1,5 @@
 import Foundation
+@testable import ModelConformance
 import Observation
 import PersistentModels
 import Synchronization

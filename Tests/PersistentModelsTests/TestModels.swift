@@ -1,124 +1,24 @@
 import Foundation
+@testable import ModelConformance
 import PersistentModels
 
-// The @Model classes the tests use, written the way SwiftData's documentation writes them.
+// The tests' own @Model classes; the others (Trip, Accommodation, Sample, Journey) are the
+// typed-model conformance cases' (ModelConformance), which these tests use too.
 
+/// `#Unique` and `#Index` over several properties.
 @Model
-final class Trip {
-    @Attribute(.unique) var name: String
-    var destination: String
-    var start: Date
-    var budget: Decimal?
-    var rating: Int = 3
-    @Relationship(deleteRule: .cascade, inverse: \Accommodation.trip) var stays: [Accommodation] = []
-    @Transient var viewCount = 0
+final class Booking {
+    #Unique<Booking>([\.guest, \.day], [\.reference])
+    #Index<Booking>([\.guest], [\.day, \.guest])
 
-    /// Not persisted: computed from persisted properties.
-    var title: String { "\(name) to \(destination)" }
+    var guest: String
+    var day: Date
+    var reference: String
+    var status: JourneyStatus = .planned
 
-    init(name: String, destination: String, start: Date, budget: Decimal? = nil) {
-        self.name = name
-        self.destination = destination
-        self.start = start
-        self.budget = budget
-    }
-}
-
-@Model
-final class Accommodation {
-    var name: String
-    var nights: Int16
-    var trip: Trip?
-
-    init(name: String, nights: Int16, trip: Trip? = nil) {
-        self.name = name
-        self.nights = nights
-        self.trip = trip
-    }
-}
-
-/// Every attribute value type, non-optional and optional.
-@Model
-final class Sample {
-    var string: String
-    var int: Int
-    var int64: Int64
-    var int32: Int32
-    var int16: Int16
-    var int8: Int8
-    var uint: UInt
-    var uint64: UInt64
-    var uint32: UInt32
-    var uint16: UInt16
-    var uint8: UInt8
-    var double: Double
-    var float: Float
-    var bool: Bool
-    var date: Date
-    var data: Data
-    var decimal: Decimal
-    var uuid: UUID
-    var url: URL
-    var optionalString: String?
-    var optionalInt: Int?
-    var optionalInt64: Int64?
-    var optionalInt32: Int32?
-    var optionalInt16: Int16?
-    var optionalInt8: Int8?
-    var optionalUInt: UInt?
-    var optionalUInt64: UInt64?
-    var optionalUInt32: UInt32?
-    var optionalUInt16: UInt16?
-    var optionalUInt8: UInt8?
-    var optionalDouble: Double?
-    var optionalFloat: Float?
-    var optionalBool: Bool?
-    var optionalDate: Date?
-    var optionalData: Data?
-    var optionalDecimal: Decimal?
-    var optionalUUID: UUID?
-    var optionalURL: URL?
-
-    init(seed: Int) {
-        string = "naïve ✓ \(seed)"
-        int = Int.min + seed
-        int64 = Int64.max - Int64(seed)
-        int32 = Int32.min + Int32(seed)
-        int16 = Int16.max - Int16(seed)
-        int8 = Int8.min + Int8(seed)
-        uint = UInt(Int64.max) - UInt(seed)
-        uint64 = UInt64(seed) * 1_000_000_007
-        uint32 = UInt32.max - UInt32(seed)
-        uint16 = UInt16.max - UInt16(seed)
-        uint8 = UInt8.max - UInt8(seed)
-        double = 0.1 + Double(seed)
-        float = 1.5e-7 * Float(seed + 1)
-        bool = seed % 2 == 0
-        date = Date(timeIntervalSinceReferenceDate: 123_456_789.125 + Double(seed))
-        data = Data([0, 1, 2, 255, UInt8(seed)])
-        decimal = Decimal(string: "12345678901234567890.123")! + Decimal(seed)
-        uuid = UUID()
-        url = URL(string: "https://example.com/trips/\(seed)?q=a%20b")!
-        if seed % 2 == 0 {
-            optionalString = "set \(seed)"
-            optionalInt = -seed
-            optionalInt64 = Int64.min
-            optionalInt32 = Int32.max
-            optionalInt16 = Int16.min
-            optionalInt8 = Int8.max
-            optionalUInt = 7
-            optionalUInt64 = UInt64(Int64.max)
-            optionalUInt32 = 42
-            optionalUInt16 = 65_000
-            optionalUInt8 = 200
-            optionalDouble = -.pi
-            optionalFloat = .greatestFiniteMagnitude
-            optionalBool = false
-            optionalDate = Date(timeIntervalSince1970: 0)
-            optionalData = Data()
-            optionalDecimal = Decimal(string: "-0.000001")!
-            optionalUUID = UUID()
-            optionalURL = URL(fileURLWithPath: "/tmp/a b.txt")
-        }
+    init(guest: String, day: Date, reference: String) {
+        self.guest = guest
+        self.day = day
+        self.reference = reference
     }
 }
