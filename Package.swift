@@ -164,6 +164,14 @@ let package = Package(
         // The macros' expansions and diagnostics are tested through the compiler (a test that
         // depends on the macro target itself makes SwiftPM build every test target twice).
         .testTarget(name: "PersistentModelsTests", dependencies: ["PersistentModels", "SQLiteStore", "StoreCore", "StoreTestSupport"]),
+        // SwiftData sample code (models, queries, a migration plan, a model actor, a custom
+        // DataStore) with only its import changed; no product: the tests run it on every store type.
+        .target(name: "SwiftDataSamples", dependencies: ["PersistentModels"], path: "Samples/SwiftData"),
+        .testTarget(
+            name: "SwiftDataSamplesTests",
+            dependencies: [
+                "SwiftDataSamples", "PersistentModels", "JSONFileStore", "DirectoryStore", "Conformance", "StoreTestSupport",
+            ]),
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(
             name: "ReadmeSnippetsTests",
