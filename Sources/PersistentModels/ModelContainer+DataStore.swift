@@ -29,7 +29,8 @@ extension ModelContainer {
 
     /// A container for a schema whose stores are custom ``DataStore``s, one per configuration,
     /// their types registered in `registry` (under their names, unless registered there
-    /// already). A store that fails to open leaves no store added.
+    /// already). What a store throws while it is made or read is thrown, and no container is
+    /// made.
     public convenience init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         dataStoreConfigurations: [any DataStoreConfiguration], registry: StoreRegistry = .shared
