@@ -71,7 +71,8 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
         }
         let schema = configuration.schema ?? handOff?.schema ?? Schema(objectModel: model)
         if configuration.schema == nil { configuration.schema = schema }
-        try configuration.validate()
+        let checked = configuration
+        try Self.calling("validate", url: url) { try checked.validate() }
         let migrationPlan = handOff?.migrationPlan
         self.dataStore = try Self.calling("open", url: url) { try Store(configuration, migrationPlan: migrationPlan) }
         self.schema = schema
@@ -226,7 +227,7 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
 
     /// Runs a call into the data store; what it throws becomes a `StoreError` naming the store
     /// type and the call (a `StoreError` is passed on as it is): 134030 for a save, 134080 for
-    /// making the store and the fetches when it is added.
+    /// checking the configuration, making the store and the fetches when it is added.
     private static func calling<R>(_ call: String, url: URL?, _ body: () throws -> R) throws -> R {
         do {
             return try body()
