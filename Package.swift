@@ -173,6 +173,14 @@ let package = Package(
                 "PersistentModels", "SQLiteStore", "StoreCore", "StoreTestSupport", "Conformance", "ModelConformance",
                 "JSONFileStore", "DirectoryStore",
             ]),
+        // SwiftData sample code (models, queries, a migration plan, a model actor, a custom
+        // DataStore) with only its import changed; no product: the tests run it on every store type.
+        .target(name: "SwiftDataSamples", dependencies: ["PersistentModels"], path: "Samples/SwiftData"),
+        .testTarget(
+            name: "SwiftDataSamplesTests",
+            dependencies: [
+                "SwiftDataSamples", "PersistentModels", "JSONFileStore", "DirectoryStore", "Conformance", "StoreTestSupport",
+            ]),
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(
             name: "ReadmeSnippetsTests",

@@ -54,6 +54,15 @@ public final class Schema: Sendable {
             classes.types.map { ($0.persistentEntitySchema.entityName, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// A schema of a model without classes (a ``DataStore`` of a coordinator whose model was
+    /// built or read from a file): no entity has a class.
+    init(objectModel: ObjectModel) {
+        self.types = []
+        self.version = Version(1, 0, 0)
+        self.objectModel = objectModel
+        self.typesByEntityName = [:]
+    }
+
     /// The class of an entity of the model; nil for a name the model lacks.
     public func modelType(forEntityName name: String) -> (any PersistentModel.Type)? { typesByEntityName[name] }
 

@@ -11,6 +11,15 @@ public func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     return try body(directory)
 }
 
+/// A fresh temporary folder, removed when `body` returns (for tests that await).
+public func withAsyncTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("PersistentStoresTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
 /// The file's bytes, or empty when it does not exist.
 public func contents(of url: URL) -> Data { (try? Data(contentsOf: url)) ?? Data() }
 

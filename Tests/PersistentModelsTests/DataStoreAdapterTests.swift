@@ -1,0 +1,151 @@
+import Foundation
+import PersistentModels
+import StoreTestSupport
+import Testing
+
+/// A `DataStoreConfiguration` whose store keeps its snapshots in the configuration (so the
+/// test reads what the store was given) and fails saves on request.
+private final class ListStoreConfiguration: DataStoreConfiguration {
+    typealias Store = ListStore
+
+    var name: String
+    var schema: Schema?
+    var stored: [PersistentIdentifier: ListSnapshot] = [:]
+    var saves = 0
+    var failSaves = false
+    var migrationPlanGiven = false
+
+    init(name: String) { self.name = name }
+
+    static func == (lhs: ListStoreConfiguration, rhs: ListStoreConfiguration) -> Bool { lhs.name == rhs.name }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// A snapshot type of the store's own, read from and written as `DefaultSnapshot`'s JSON form.
+private struct ListSnapshot: DataStoreSnapshot {
+    let inner: DefaultSnapshot
+
+    init(_ inner: DefaultSnapshot) { self.inner = inner }
+
+    init(from decoder: any Decoder) throws { inner = try DefaultSnapshot(from: decoder) }
+
+    func encode(to encoder: any Encoder) throws { try inner.encode(to: encoder) }
+
+    var persistentIdentifier: PersistentIdentifier { inner.persistentIdentifier }
+
+    func copy(persistentIdentifier: PersistentIdentifier, remappedIdentifiers: [PersistentIdentifier: PersistentIdentifier]?)
+        -> ListSnapshot
+    {
+        ListSnapshot(inner.copy(persistentIdentifier: persistentIdentifier, remappedIdentifiers: remappedIdentifiers))
+    }
+}
+
+/// A `DataStore` in memory with integer keys.
+private final class ListStore: DataStore {
+    typealias Configuration = ListStoreConfiguration
+    typealias Snapshot = ListSnapshot
+
+    let configuration: ListStoreConfiguration
+    let schema: Schema
+    let identifier = "list"
+
+    init(_ configuration: ListStoreConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        self.configuration = configuration
+        guard let schema = configuration.schema else { throw DataStoreError.unsupportedFeature }
+        self.schema = schema
+        configuration.migrationPlanGiven = migrationPlan != nil
+    }
+
+    func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, ListSnapshot> {
+        guard request.descriptor.predicate == nil else { throw DataStoreError.preferInMemoryFilter }
+        return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: Array(configuration.stored.values))
+    }
+
+    func save(_ request: DataStoreSaveChangesRequest<ListSnapshot>) throws -> DataStoreSaveChangesResult<ListSnapshot> {
+        if configuration.failSaves { throw DataStoreError.unsupportedFeature }
+        configuration.saves += 1
+        var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
+        for snapshot in request.inserted {
+            let key = configuration.stored.count + remapped.count + 1
+            let permanent = try PersistentIdentifier.identifier(
+                for: identifier, entityName: snapshot.persistentIdentifier.entityName, primaryKey: key)
+            remapped[snapshot.persistentIdentifier] = permanent
+            configuration.stored[permanent] = snapshot.copy(persistentIdentifier: permanent)
+        }
+        for snapshot in request.updated { configuration.stored[snapshot.persistentIdentifier] = snapshot }
+        for snapshot in request.deleted { configuration.stored[snapshot.persistentIdentifier] = nil }
+        return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
+    }
+}
+
+/// A plan without stages, to see it handed to the store.
+private enum EmptyPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [] }
+    static var stages: [MigrationStage] { [] }
+}
+
+/// `DataStoreAdapter`: what reaches a `DataStore` from a container's contexts.
+@Suite struct DataStoreAdapterTests {
+    private func storedTrips(_ configuration: ListStoreConfiguration) -> [DefaultSnapshot] {
+        configuration.stored.values.map(\.inner).filter { $0.persistentIdentifier.entityName == "Trip" }
+    }
+
+    @Test func savesReachTheStoreWithItsIdentifiersInRelationships() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        trip.stays = [Accommodation(name: "Casa", nights: 3), Accommodation(name: "Hotel", nights: 2)]
+        context.insert(trip)
+        try context.save()
+        // One save of the inserts, one of the relationships remapped to the store's keys.
+        #expect(configuration.saves == 2)
+        #expect(configuration.stored.count == 3)
+        let keys = Set(configuration.stored.keys)
+        for snapshot in configuration.stored.values.map(\.inner) {
+            switch snapshot["stays"] ?? snapshot["trip"] {
+            case .toMany(let stays): #expect(stays.count == 2 && stays.allSatisfy(keys.contains))
+            case .toOne(let trip?): #expect(keys.contains(trip))
+            default: Issue.record("\(snapshot.persistentIdentifier): no relationship")
+            }
+        }
+        // Fetches are answered in memory: the store never sees the predicate.
+        trip.rating = 5
+        try context.save()
+        #expect(configuration.saves == 3)
+        let fetched = try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.rating > 4 }))
+        #expect(fetched.map(\.name) == ["Lisbon"])
+        #expect(storedTrips(configuration).first?["rating"] == .attribute(.int(5)))
+    }
+
+    @Test func aFailedSaveKeepsTheChangesForTheNextOne() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        context.insert(trip)
+        try context.save()
+        configuration.failSaves = true
+        trip.rating = 1
+        let error = storeError { try context.save() }
+        #expect(error?.code == .persistentStoreSave)
+        #expect(error?.message.contains("ListStore.save failed") == true)
+        #expect(context.hasChanges)
+        #expect(storedTrips(configuration).first?["rating"] == .attribute(.int(3)))
+        configuration.failSaves = false
+        try context.save()
+        #expect(storedTrips(configuration).first?["rating"] == .attribute(.int(1)))
+        context.delete(trip)
+        try context.save()
+        #expect(configuration.stored.isEmpty)
+    }
+
+    @Test func theStoreGetsTheSchemaAndTheMigrationPlan() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, migrationPlan: EmptyPlan.self, configurations: configuration)
+        #expect(configuration.migrationPlanGiven)
+        #expect(configuration.schema?.entityNames == container.schema.entityNames)
+        #expect(container.coordinator.persistentStores.map(\.type) == ["ListStore"])
+    }
+}
