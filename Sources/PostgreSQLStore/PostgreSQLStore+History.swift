@@ -50,8 +50,8 @@ extension PostgreSQLStore: PersistentHistoryStore {
             throw StoreError(.persistentStoreSave, "\(capitalizedPlace) did not number a history transaction")
         }
         // Before COMMIT: this coordinator's listener must know the transaction as its own
-        // however soon the notification arrives.
-        _ = ownTransactions.withLock { $0.insert(number) }
+        // however soon the notification arrives (without a listener nobody asks).
+        if listener != nil { _ = ownTransactions.withLock { $0.insert(number) } }
         func record(_ id: ObjectID, _ kind: HistoryChange.Kind, _ columns: Set<String>?) throws {
             guard let entity = schema.entityNumbers[id.entityName] else { return }
             let names: PostgreSQLParameter = columns.map { $0.isEmpty ? .null : .text($0.sorted().joined(separator: ",")) } ?? .null
