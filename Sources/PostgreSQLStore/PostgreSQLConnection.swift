@@ -215,21 +215,70 @@ final class PostgreSQLConnection {
     /// calls run inside the outer transaction through a savepoint. `beginning` is the statement
     /// that starts an outer transaction (`BEGIN` with its modes, so they cost no round trip of
     /// their own).
+    ///
+    /// When the connection is lost while the outer `COMMIT` runs, the transaction may or may
+    /// not have been committed: ``commitInDoubt`` says so until the next transaction begins.
+    /// `beforeCommit` runs just before the outer `COMMIT` (the stores' fault injection for
+    /// tests; nil otherwise).
     @discardableResult
-    func transaction<T>(beginning: String = "BEGIN", _ body: () throws -> T) throws -> T {
+    func transaction<T>(beginning: String = "BEGIN", beforeCommit: (() throws -> Void)? = nil, _ body: () throws -> T) throws -> T {
         let depth = transactionDepth
+        if depth == 0 { commitInDoubt = false }
         try execute(depth == 0 ? beginning : "SAVEPOINT s\(depth)", [], "beginning a transaction")
         transactionDepth += 1
+        let value: T
         do {
-            let value = try body()
-            transactionDepth -= 1
-            try execute(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT s\(depth)", [], "committing a transaction")
-            return value
+            value = try body()
+            if depth == 0, let beforeCommit { try beforeCommit() }
         } catch {
             transactionDepth -= 1
             _ = try? execute(depth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT s\(depth)", [], "rolling back a transaction")
             throw error
         }
+        transactionDepth -= 1
+        do {
+            try execute(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT s\(depth)", [], "committing a transaction")
+        } catch {
+            if depth == 0 && isBroken {
+                commitInDoubt = true
+            } else {
+                _ = try? execute(depth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT s\(depth)", [], "rolling back a transaction")
+            }
+            throw error
+        }
+        return value
+    }
+
+    /// Whether the connection was lost while the last outer transaction's `COMMIT` ran: the
+    /// server may have committed it or not (see `PostgreSQLStore`'s save recovery).
+    private(set) var commitInDoubt = false
+
+    /// Marks the last transaction's commit as in doubt (fault injection for tests: a commit
+    /// whose acknowledgement is lost).
+    func markCommitInDoubt() { commitInDoubt = true }
+
+    /// Whether the connection to the server is lost (libpq's `CONNECTION_BAD`, known once a
+    /// statement failed on it): a new connection is needed.
+    var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
+
+    /// The process ID of the server backend serving this connection.
+    var backendProcessID: Int32 { PQbackendPID(handle) }
+
+    // MARK: Notifications
+
+    /// The socket of the connection, to wait on for notifications.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Reads what the server sent and returns the payloads of the notifications that arrived
+    /// (`LISTEN`); nil when the connection is lost.
+    func receiveNotifications() -> [String]? {
+        guard PQconsumeInput(handle) == 1 else { return nil }
+        var payloads: [String] = []
+        while let notification = PQnotifies(handle) {
+            payloads.append(notification.pointee.extra.map { String(cString: $0) } ?? "")
+            PQfreemem(notification)
+        }
+        return payloads
     }
 
     /// Whether a transaction is open.

@@ -16,6 +16,16 @@ public enum PostgreSQLOptionKey {
     /// integer, 0–64; default 4); 0 runs every request on the store's one connection, under the
     /// coordinator's lock.
     public static let readConnections = "PersistentStoresPostgreSQLReadConnectionsOption"
+    /// How long, in seconds, the store keeps trying to connect again after losing its
+    /// connection (a number, 0 or more, at most 3600; default 10): attempts follow each other
+    /// with a backoff doubling from 50 ms to 1 s. Past it the request fails with an error
+    /// naming the server.
+    public static let reconnectTimeout = "PersistentStoresPostgreSQLReconnectTimeoutOption"
+    /// Whether the store listens for other processes' saves (`LISTEN`/`NOTIFY`) and posts them
+    /// as remote changes to the coordinator (a Boolean; default true). Only a store that
+    /// records persistent history (`StoreOptionKey.persistentHistoryTracking`) sends and
+    /// receives notifications: the history is what a notification points to.
+    public static let remoteChangeNotifications = "PersistentStoresPostgreSQLRemoteChangeNotificationsOption"
     /// The server's host name, address or Unix-socket folder (libpq's `host`); overrides the
     /// URL's.
     public static let host = "PersistentStoresPostgreSQLHostOption"
@@ -38,6 +48,8 @@ public enum PostgreSQLOptionKey {
     public static let options: [StoreOption] = [
         StoreOption(schema, .string, default: "public (or the URL's schema parameter)", "the schema the store's tables live in"),
         StoreOption(readConnections, .integer, default: "4", "connections (0–64) answering fetches beside saves"),
+        StoreOption(reconnectTimeout, .nonNegativeNumber, default: "10", "seconds to keep reconnecting after the connection is lost"),
+        StoreOption(remoteChangeNotifications, .bool, default: "true", "post other processes' saves as remote changes (with history tracking)"),
         StoreOption(host, .string, default: "the URL's", "the server's host, address or Unix-socket folder"),
         StoreOption(port, .integer, default: "the URL's, else 5432", "the server's port"),
         StoreOption(database, .string, default: "the URL's", "the database"),

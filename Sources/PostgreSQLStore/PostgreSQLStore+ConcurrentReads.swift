@@ -37,10 +37,8 @@ extension PostgreSQLStore: ConcurrentReadingStore {
             size: size,
             open: {
                 let reader = try PostgreSQLStore(model: model, configurationName: configurationName, url: url, options: options)
-                let connection = try PostgreSQLConnection(endpoint: reader.endpoint)
-                try connection.execute(
-                    "SET search_path TO \(PostgreSQLConnection.quote(reader.endpoint.schema))", [], "choosing the schema")
-                try connection.execute("SET default_transaction_read_only = on", [], "making the read connection read-only")
+                reader.isReadConnection = true
+                let connection = try reader.openSession()
                 connection.observer = observer
                 reader.connection = connection
                 reader.schema = schema
@@ -49,10 +47,13 @@ extension PostgreSQLStore: ConcurrentReadingStore {
                 return reader
             },
             answer: { reader, request in
-                let (connection, _) = try reader.ready()
-                guard !request.relationshipKeyPathsForPrefetching.isEmpty else { return try reader.fetch(request) }
-                return try connection.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
-                    try reader.fetch(request)
+                // A lost connection is replaced and the fetch run once more on the new one.
+                try reader.retryingRead {
+                    let (connection, _) = try reader.ready()
+                    guard !request.relationshipKeyPathsForPrefetching.isEmpty else { return try reader.fetch(request) }
+                    return try connection.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
+                        try reader.fetch(request)
+                    }
                 }
             })
     }

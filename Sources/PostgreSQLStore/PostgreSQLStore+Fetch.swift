@@ -146,16 +146,18 @@ extension PostgreSQLStore {
 
     /// The values of one object, read by primary key; 133000 when the row does not exist.
     public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
-        let (connection, schema) = try ready()
-        let mapping = try self.mapping(of: objectID.entityName)
-        let key = try primaryKey(of: objectID)
-        let reader = rowReader(for: [mapping], schema: schema)
-        let rows = try connection.execute(
-            "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1 AND Z_ENT = $2",
-            [.text(String(key)), .text(String(mapping.number))], binary: true, prepared: true, "reading \(objectID)")
-        guard rows.rowCount == 1 else { throw Self.missing(objectID) }
-        try reader.check(rows, place: place)
-        return try reader.node(from: rows, row: 0, place: place)
+        try retryingRead {
+            let (connection, schema) = try ready()
+            let mapping = try self.mapping(of: objectID.entityName)
+            let key = try primaryKey(of: objectID)
+            let reader = rowReader(for: [mapping], schema: schema)
+            let rows = try connection.execute(
+                "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1 AND Z_ENT = $2",
+                [.text(String(key)), .text(String(mapping.number))], binary: true, prepared: true, "reading \(objectID)")
+            guard rows.rowCount == 1 else { throw Self.missing(objectID) }
+            try reader.check(rows, place: place)
+            return try reader.node(from: rows, row: 0, place: place)
+        }
     }
 
     /// The values of several objects (faults filled together: batched fetches, prefetching):
@@ -164,63 +166,67 @@ extension PostgreSQLStore {
     /// how many), with no predicate compiled. IDs of other stores and rows that do not exist
     /// are left out.
     public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
-        let (connection, schema) = try ready()
-        var nodes: [IncrementalStoreNode] = []
-        nodes.reserveCapacity(objectIDs.count)
-        for group in SQLKeysByEntity(objectIDs, storeIdentifier: identifier).groups {
-            let mapping = try self.mapping(of: group.entityName)
-            let reader = rowReader(for: [mapping], schema: schema)
-            let keys = "{" + group.keys.map(String.init).joined(separator: ",") + "}"
-            let rows = try connection.execute(
-                "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ANY($1::bigint[]) AND Z_ENT = $2",
-                [.text(keys), .text(String(mapping.number))], binary: true, prepared: true, "reading \(group.keys.count) \(mapping.name) objects")
-            try reader.check(rows, place: place)
-            for row in 0..<rows.rowCount { nodes.append(try reader.node(from: rows, row: row, place: place)) }
+        try retryingRead {
+            let (connection, schema) = try ready()
+            var nodes: [IncrementalStoreNode] = []
+            nodes.reserveCapacity(objectIDs.count)
+            for group in SQLKeysByEntity(objectIDs, storeIdentifier: identifier).groups {
+                let mapping = try self.mapping(of: group.entityName)
+                let reader = rowReader(for: [mapping], schema: schema)
+                let keys = "{" + group.keys.map(String.init).joined(separator: ",") + "}"
+                let rows = try connection.execute(
+                    "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ANY($1::bigint[]) AND Z_ENT = $2",
+                    [.text(keys), .text(String(mapping.number))], binary: true, prepared: true, "reading \(group.keys.count) \(mapping.name) objects")
+                try reader.check(rows, place: place)
+                for row in 0..<rows.rowCount { nodes.append(try reader.node(from: rows, row: row, place: place)) }
+            }
+            return nodes
         }
-        return nodes
     }
 
     /// The destinations of one relationship of one object, in order for ordered relationships.
     public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
-        let (connection, schema) = try ready()
-        let mapping = try self.mapping(of: objectID.entityName)
-        let key = try primaryKey(of: objectID)
-        guard let storage = mapping.relationships[relationshipName],
-            let relationship = model.relationship(relationshipName, of: objectID.entityName),
-            let destination = schema.entities[relationship.destinationEntityName]
-        else {
-            throw StoreError(
-                .persistentStoreOperation, "Entity \(objectID.entityName) has no stored relationship \(relationshipName)",
-                entityName: objectID.entityName, propertyName: relationshipName)
-        }
-        let keyParameter = PostgreSQLParameter.text(String(key))
-        let context = "reading \(objectID.entityName).\(relationshipName) of \(objectID)"
-        switch storage {
-        case .toOne(let column, let entityColumn):
-            let rows = try connection.execute(
-                "SELECT Z_ENT, \(SQLSchema.sql(column)), \(entityColumn.map(SQLSchema.sql) ?? "NULL::bigint") FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1",
-                [keyParameter], context)
-            guard rows.rowCount == 1, rows.int64(0, 0) == Int64(mapping.number) else { throw Self.missing(objectID) }
-            guard let target = rows.int64(0, 1) else { return [] }
-            guard let number = rows.int64(0, 2) else {
-                return [ObjectID(storeIdentifier: identifier, entityName: destination.name, reference: .int(target))]
+        try retryingRead {
+            let (connection, schema) = try ready()
+            let mapping = try self.mapping(of: objectID.entityName)
+            let key = try primaryKey(of: objectID)
+            guard let storage = mapping.relationships[relationshipName],
+                let relationship = model.relationship(relationshipName, of: objectID.entityName),
+                let destination = schema.entities[relationship.destinationEntityName]
+            else {
+                throw StoreError(
+                    .persistentStoreOperation, "Entity \(objectID.entityName) has no stored relationship \(relationshipName)",
+                    entityName: objectID.entityName, propertyName: relationshipName)
             }
-            return [try self.objectID(entityNumber: Int(number), primaryKey: target, schema: schema)]
-        case .toManyThroughInverse(let table, let column, let orderColumn), .toManyWithoutInverse(let table, let column, let orderColumn):
-            let order = orderColumn.map { "\(SQLSchema.sql($0)), Z_PK" } ?? "Z_PK"
-            let rows = try connection.execute(
-                "SELECT Z_PK, Z_ENT FROM \(SQLSchema.sql(table)) WHERE \(SQLSchema.sql(column)) = $1 ORDER BY \(order)", [keyParameter], context)
-            return try (0..<rows.rowCount).map {
-                try self.objectID(entityNumber: Int(rows.int64($0, 1) ?? 0), primaryKey: rows.int64($0, 0) ?? 0, schema: schema)
-            }
-        case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
-            let target = SQLSchema.sql(destinationColumn)
-            let order = orderColumn.map { "j.\(SQLSchema.sql($0)), j.\(target)" } ?? "j.\(target)"
-            let rows = try connection.execute(
-                "SELECT j.\(target), d.Z_ENT FROM \(SQLSchema.sql(table)) j JOIN \(SQLSchema.sql(destination.table)) d ON d.Z_PK = j.\(target) WHERE j.\(SQLSchema.sql(sourceColumn)) = $1 ORDER BY \(order)",
-                [keyParameter], context)
-            return try (0..<rows.rowCount).map {
-                try self.objectID(entityNumber: Int(rows.int64($0, 1) ?? 0), primaryKey: rows.int64($0, 0) ?? 0, schema: schema)
+            let keyParameter = PostgreSQLParameter.text(String(key))
+            let context = "reading \(objectID.entityName).\(relationshipName) of \(objectID)"
+            switch storage {
+            case .toOne(let column, let entityColumn):
+                let rows = try connection.execute(
+                    "SELECT Z_ENT, \(SQLSchema.sql(column)), \(entityColumn.map(SQLSchema.sql) ?? "NULL::bigint") FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1",
+                    [keyParameter], context)
+                guard rows.rowCount == 1, rows.int64(0, 0) == Int64(mapping.number) else { throw Self.missing(objectID) }
+                guard let target = rows.int64(0, 1) else { return [] }
+                guard let number = rows.int64(0, 2) else {
+                    return [ObjectID(storeIdentifier: identifier, entityName: destination.name, reference: .int(target))]
+                }
+                return [try self.objectID(entityNumber: Int(number), primaryKey: target, schema: schema)]
+            case .toManyThroughInverse(let table, let column, let orderColumn), .toManyWithoutInverse(let table, let column, let orderColumn):
+                let order = orderColumn.map { "\(SQLSchema.sql($0)), Z_PK" } ?? "Z_PK"
+                let rows = try connection.execute(
+                    "SELECT Z_PK, Z_ENT FROM \(SQLSchema.sql(table)) WHERE \(SQLSchema.sql(column)) = $1 ORDER BY \(order)", [keyParameter], context)
+                return try (0..<rows.rowCount).map {
+                    try self.objectID(entityNumber: Int(rows.int64($0, 1) ?? 0), primaryKey: rows.int64($0, 0) ?? 0, schema: schema)
+                }
+            case .manyToMany(let table, let sourceColumn, let destinationColumn, let orderColumn):
+                let target = SQLSchema.sql(destinationColumn)
+                let order = orderColumn.map { "j.\(SQLSchema.sql($0)), j.\(target)" } ?? "j.\(target)"
+                let rows = try connection.execute(
+                    "SELECT j.\(target), d.Z_ENT FROM \(SQLSchema.sql(table)) j JOIN \(SQLSchema.sql(destination.table)) d ON d.Z_PK = j.\(target) WHERE j.\(SQLSchema.sql(sourceColumn)) = $1 ORDER BY \(order)",
+                    [keyParameter], context)
+                return try (0..<rows.rowCount).map {
+                    try self.objectID(entityNumber: Int(rows.int64($0, 1) ?? 0), primaryKey: rows.int64($0, 0) ?? 0, schema: schema)
+                }
             }
         }
     }
@@ -228,37 +234,39 @@ extension PostgreSQLStore {
     /// Permanent IDs from `Z_MAX` of each entity tree's root, taken with one `UPDATE …
     /// RETURNING` per tree (atomic, so no other process is handed the same keys).
     public func obtainPermanentIDs(for objectIDs: [ObjectID]) throws -> [ObjectID] {
-        let (connection, schema) = try writable("reserving keys for new objects")
-        var counts: [Int: Int] = [:]
-        var counters: [Int] = []
-        for id in objectIDs {
-            let mapping = try self.mapping(of: id.entityName)
-            if mapping.isAbstract {
-                throw StoreError(
-                    .persistentStoreOperation, "Entity \(id.entityName) is abstract; its objects cannot be saved", objectIDs: [id],
-                    entityName: id.entityName)
+        try retryingRead {
+            let (connection, schema) = try writable("reserving keys for new objects")
+            var counts: [Int: Int] = [:]
+            var counters: [Int] = []
+            for id in objectIDs {
+                let mapping = try self.mapping(of: id.entityName)
+                if mapping.isAbstract {
+                    throw StoreError(
+                        .persistentStoreOperation, "Entity \(id.entityName) is abstract; its objects cannot be saved", objectIDs: [id],
+                        entityName: id.entityName)
+                }
+                let counter = Self.counterNumber(of: mapping, in: schema)
+                counters.append(counter)
+                counts[counter, default: 0] += 1
             }
-            let counter = Self.counterNumber(of: mapping, in: schema)
-            counters.append(counter)
-            counts[counter, default: 0] += 1
-        }
-        var next: [Int: Int64] = [:]
-        for (number, count) in counts.sorted(by: { $0.key < $1.key }) {
-            let rows = try connection.execute(
-                "UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + $1 WHERE Z_ENT = $2 RETURNING Z_MAX",
-                [.text(String(count)), .text(String(number))], "reserving primary keys")
-            guard let last = rows.int64(0, 0) else {
-                throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) has no key counter for entity number \(number)")
+            var next: [Int: Int64] = [:]
+            for (number, count) in counts.sorted(by: { $0.key < $1.key }) {
+                let rows = try connection.execute(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + $1 WHERE Z_ENT = $2 RETURNING Z_MAX",
+                    [.text(String(count)), .text(String(number))], "reserving primary keys")
+                guard let last = rows.int64(0, 0) else {
+                    throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) has no key counter for entity number \(number)")
+                }
+                next[number] = last - Int64(count) + 1
             }
-            next[number] = last - Int64(count) + 1
+            var result: [ObjectID] = []
+            result.reserveCapacity(objectIDs.count)
+            for (id, counter) in zip(objectIDs, counters) {
+                let key = next[counter] ?? 1
+                next[counter] = key + 1
+                result.append(ObjectID(storeIdentifier: identifier, entityName: id.entityName, reference: .int(key)))
+            }
+            return result
         }
-        var result: [ObjectID] = []
-        result.reserveCapacity(objectIDs.count)
-        for (id, counter) in zip(objectIDs, counters) {
-            let key = next[counter] ?? 1
-            next[counter] = key + 1
-            result.append(ObjectID(storeIdentifier: identifier, entityName: id.entityName, reference: .int(key)))
-        }
-        return result
     }
 }

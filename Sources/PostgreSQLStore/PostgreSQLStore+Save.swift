@@ -6,12 +6,55 @@ extension PostgreSQLStore {
     /// `Z_OPT` checked and incremented, deletes with their join rows, and `Z_MAX` kept at least
     /// the largest key used. A row another process changed or deleted since it was read is a
     /// conflict (133020, naming the objects); any conflict or error rolls everything back.
+    ///
+    /// A connection lost during the save is recovered (see `PostgreSQLStore+Reconnect.swift`):
+    /// the save is never applied twice and never reported saved when it was not.
     func save(_ request: SaveChangesRequest) throws -> StoreResult {
         if isReadOnly && request.isEmpty { return .saved(versions: [:]) }
-        let (connection, schema) = try writable("the save")
+        let (connection, _) = try writable("the save")
         if request.isEmpty && !metadataChanged { return .saved(versions: [:]) }
         var versions: [ObjectID: Int64] = [:]
-        try connection.transaction {
+        var transactionID: Int64?
+        do {
+            try apply(request, versions: &versions, transactionID: &transactionID)
+        } catch let error as StoreError where connection.isBroken {
+            let inDoubt = connection.commitInDoubt
+            versions = try recoverSave(request, lost: error, inDoubt: inDoubt, transactionID: transactionID, versions: versions) {
+                var again: [ObjectID: Int64] = [:]
+                var ignored: Int64?
+                try apply(request, versions: &again, transactionID: &ignored)
+                return again
+            }
+        }
+        metadataChanged = false
+        return .saved(versions: versions)
+    }
+
+    /// Writes a save in one transaction on the store's connection, filling `versions` with the
+    /// new row versions and `transactionID` with the transaction's ID (read before `COMMIT`,
+    /// so a commit whose connection is lost can be looked up).
+    private func apply(_ request: SaveChangesRequest, versions: inout [ObjectID: Int64], transactionID: inout Int64?) throws {
+        let (connection, schema) = try writable("the save")
+        var historyNumber: Int64?
+        let fault = Self.takeCommitFault(forSchema: endpoint.schema)
+        do {
+            try write(
+                request, connection: connection, schema: schema, fault: fault, versions: &versions, transactionID: &transactionID,
+                historyNumber: &historyNumber)
+        } catch {
+            // The number of a transaction that was surely not committed is nobody's.
+            if let historyNumber, !connection.commitInDoubt { _ = ownTransactions.withLock { $0.remove(historyNumber) } }
+            throw error
+        }
+    }
+
+    /// The transaction of ``apply(_:versions:transactionID:)``.
+    private func write(
+        _ request: SaveChangesRequest, connection: PostgreSQLConnection, schema: SQLSchema, fault: CommitFault?,
+        versions: inout [ObjectID: Int64], transactionID: inout Int64?, historyNumber: inout Int64?
+    ) throws {
+        let beforeCommit: (() throws -> Void)? = fault == .dropBeforeCommit ? { Self.dropConnection(connection) } : nil
+        try connection.transaction(beforeCommit: beforeCommit) {
             var conflicts: [ObjectID] = []
             var largestKeys: [Int: Int64] = [:]
             for node in request.insertedObjects {
@@ -53,11 +96,17 @@ extension PostgreSQLStore {
                     "Optimistic locking failure: \(conflicts.count) object(s) changed or deleted in the store since they were read",
                     objectIDs: conflicts)
             }
-            if recordsHistory && !request.isEmpty { try recordHistory(of: request, connection: connection, schema: schema) }
+            if recordsHistory && !request.isEmpty {
+                historyNumber = try recordHistory(of: request, connection: connection, schema: schema)
+            }
             if metadataChanged { try writeMetadata(metadata, to: connection) }
+            transactionID = try connection.execute("SELECT txid_current()", [], "reading the save's transaction ID").int64(0, 0)
         }
-        metadataChanged = false
-        return .saved(versions: versions)
+        if fault == .dropAfterCommit {
+            Self.dropConnection(connection)
+            connection.markCommitInDoubt()
+            throw StoreError(.persistentStoreOperation, "The connection to PostgreSQL at \(endpoint.redactedDescription) was lost (injected after COMMIT)")
+        }
     }
 
     // MARK: Rows

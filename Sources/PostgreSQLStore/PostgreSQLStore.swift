@@ -74,6 +74,13 @@ public final class PostgreSQLStore: IncrementalStore {
     var rowReaders: [[Int]: PostgreSQLRowReader] = [:]
     /// INSERT statements by entity number.
     var insertStatements: [Int: String] = [:]
+    /// Whether this is a connection of the read pool (its connections are read-only).
+    var isReadConnection = false
+    /// The history transaction numbers this store's saves recorded and its change listener has
+    /// not seen yet (not posted as remote changes).
+    let ownTransactions = Locked<Set<Int64>>([])
+    /// Posts other processes' saves to the coordinator; nil when the store does not listen.
+    var listener: PostgreSQLChangeListener?
     /// Fetches compiled to SQL, by request (the most recent 128; see `SQLCompiledFetch`).
     var compiledFetches = CompiledRequestCache<CompiledFetchKey, SQLCompiledFetch<PostgreSQLRowReader>>(capacity: 128)
 
@@ -273,8 +280,29 @@ public final class PostgreSQLStore: IncrementalStore {
         }
     }
 
-    /// Writes metadata changed since the last save before the store is detached.
+    /// Starts listening for other processes' saves when the store records persistent history
+    /// and ``PostgreSQLOptionKey/remoteChangeNotifications`` is not false: they are posted as
+    /// remote changes from the last transaction committed now on (see
+    /// `PostgreSQLChangeListener`).
+    public func didAdd(to coordinator: PersistentStoreCoordinator) {
+        guard recordsHistory, options[PostgreSQLOptionKey.remoteChangeNotifications]?.boolValue ?? true, let connection, let schema,
+            listener == nil
+        else { return }
+        let source = PostgreSQLChangeListener.Source(
+            endpoint: endpoint, channel: notificationChannel, storeIdentifier: identifier, entityNames: schema.entityNames, place: place,
+            ownTransactions: ownTransactions)
+        // From now on: what was committed before the store was added is history to read.
+        let latest = try? PostgreSQLChangeListener.latestTransaction(on: connection)
+        listener = PostgreSQLChangeListener(source: source, after: latest, coordinator: coordinator)
+    }
+
+    deinit { listener?.stop() }
+
+    /// Writes metadata changed since the last save before the store is detached, and stops
+    /// listening for other processes' saves.
     public func willRemove(from coordinator: PersistentStoreCoordinator) {
+        listener?.stop()
+        listener = nil
         guard metadataChanged, !isReadOnly, let connection else { return }
         // Detaching cannot fail; a failed write leaves the change pending with the store gone.
         if (try? writeMetadata(metadata, to: connection)) != nil { metadataChanged = false }
@@ -304,7 +332,7 @@ public final class PostgreSQLStore: IncrementalStore {
     /// transaction).
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
-        case .fetch(let fetch): return try self.fetch(fetch)
+        case .fetch(let fetch): return try retryingRead { try self.fetch(fetch) }
         case .save(let save): return try self.save(save)
         case .batchUpdate(let update): return try batchUpdate(update)
         case .batchDelete(let delete): return try batchDelete(delete)

@@ -11,6 +11,10 @@
 //         Round r sets `tag` of counter r % counters to r, under `.mergeByPropertyObjectTrump`:
 //         conflicts are resolved by the policy (its `tag` wins, the store's `count` is kept).
 //         Prints `saves N`.
+//     conflict-saver history <url> <rounds> <counters>
+//         With persistent history recorded (so every save is announced to the store's other
+//         instances), round r adds 1 to `count` of counter r % counters and saves, as author
+//         `conflict-saver`, under `.mergeByPropertyObjectTrump`. Prints `saves N`.
 //
 // Any other error prints `error: …` and exits 1. The store's model: `Counter` with `index`,
 // `count` and `tag` (integers).
@@ -27,7 +31,7 @@ func fail(_ message: String) -> Never {
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let url = URL(string: arguments[2]), let rounds = Int(arguments[3]), let counters = Int(arguments[4]),
     counters > 0
-else { fail("usage: conflict-saver increment|tag <url> <rounds> <counters>") }
+else { fail("usage: conflict-saver increment|tag|history <url> <rounds> <counters>") }
 let mode = arguments[1]
 
 do {
@@ -40,7 +44,8 @@ do {
     }
     PostgreSQLStore.register()
     let coordinator = PersistentStoreCoordinator(model: model)
-    try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url)
+    let options: StoreOptions = mode == "history" ? [StoreOptionKey.persistentHistoryTracking: .bool(true)] : [:]
+    try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url, options: options)
     let context = ManagedObjectContext(coordinator: coordinator)
     var request = FetchRequest(entityName: "Counter")
     request.sortKeys = [SortKey("index")]
@@ -70,6 +75,16 @@ do {
         context.mergePolicy = .mergeByPropertyObjectTrump
         for round in 0..<rounds {
             try objects[round % counters].setValue(.int(Int64(round)), forKey: "tag")
+            try context.save()
+        }
+        print("saves \(rounds)")
+    case "history":
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        context.transactionAuthor = "conflict-saver"
+        for round in 0..<rounds {
+            let counter = objects[round % counters]
+            guard case .int(let count) = counter.value(forKey: "count") else { fail("error: count is not an integer") }
+            try counter.setValue(.int(count + 1), forKey: "count")
             try context.save()
         }
         print("saves \(rounds)")

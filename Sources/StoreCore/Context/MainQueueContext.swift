@@ -20,6 +20,34 @@ public final class MainQueueContext {
     /// The context, for code on the main actor.
     public let context: ManagedObjectContext
 
+    /// The coordinator's remote-change observer while ``automaticallyMergesRemoteChanges`` is on.
+    private nonisolated let remoteChangeObserver = Locked<ObserverToken?>(nil)
+
+    /// Whether every ``RemoteChange`` the coordinator's stores post (saves of other processes
+    /// and machines) is merged into the context on the main actor, as
+    /// ``ManagedObjectContext/mergeChanges(fromRemoteChange:)`` does — Core Data's
+    /// `automaticallyMergesChangesFromParent` for remote changes. Off by default.
+    public var automaticallyMergesRemoteChanges: Bool {
+        get { remoteChangeObserver.withLock { $0 != nil } }
+        set {
+            let coordinator = coordinator
+            remoteChangeObserver.withLock { token in
+                if newValue, token == nil {
+                    token = coordinator.addRemoteChangeObserver { [weak self] change in
+                        self?.perform { $0.mergeChanges(fromRemoteChange: change) }
+                    }
+                } else if !newValue, let current = token {
+                    coordinator.removeRemoteChangeObserver(current)
+                    token = nil
+                }
+            }
+        }
+    }
+
+    deinit {
+        if let token = remoteChangeObserver.withLock({ $0 }) { coordinator.removeRemoteChangeObserver(token) }
+    }
+
     /// Creates a context on `coordinator` confined to the main actor.
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator

@@ -949,6 +949,13 @@ public final class ManagedObjectContext {
         mergeChanges(from: transaction.objectIDs)
     }
 
+    /// Brings registered objects up to date with the saves of a ``RemoteChange`` (made by
+    /// another process or machine), transaction by transaction, as
+    /// ``mergeChanges(fromHistory:)`` does.
+    public func mergeChanges(fromRemoteChange change: RemoteChange) {
+        for transaction in change.transactions { mergeChanges(fromHistory: transaction) }
+    }
+
     /// Undoes every unsaved insert, update and delete: inserted objects leave the context,
     /// changed and deleted ones take their last saved values again.
     public func rollback() {

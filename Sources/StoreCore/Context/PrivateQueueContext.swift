@@ -31,6 +31,8 @@ public final class PrivateQueueContext: Sendable {
     /// The context. The lock only hands it over: closures run one at a time on `queue`, which
     /// is what keeps the context to one thread at a time.
     private let storage: Locked<ManagedObjectContext>
+    /// The coordinator's remote-change observer while ``automaticallyMergesRemoteChanges`` is on.
+    private let remoteChangeObserver = Locked<ObserverToken?>(nil)
 
     /// Creates a context on `coordinator` with a serial queue of its own, labelled `label`.
     public init(coordinator: PersistentStoreCoordinator, label: String = "PersistentStores.PrivateQueueContext") {
@@ -96,6 +98,31 @@ public final class PrivateQueueContext: Sendable {
             defer { context.settleRows() }
             return try body(context)
         }
+    }
+
+    /// Whether every ``RemoteChange`` the coordinator's stores post (saves of other processes
+    /// and machines) is merged into the context on its queue, as
+    /// ``ManagedObjectContext/mergeChanges(fromRemoteChange:)`` does — Core Data's
+    /// `automaticallyMergesChangesFromParent` for remote changes. Off by default.
+    public var automaticallyMergesRemoteChanges: Bool {
+        get { remoteChangeObserver.withLock { $0 != nil } }
+        set {
+            let coordinator = coordinator
+            remoteChangeObserver.withLock { token in
+                if newValue, token == nil {
+                    token = coordinator.addRemoteChangeObserver { [weak self] change in
+                        self?.perform { $0.mergeChanges(fromRemoteChange: change) }
+                    }
+                } else if !newValue, let current = token {
+                    coordinator.removeRemoteChangeObserver(current)
+                    token = nil
+                }
+            }
+        }
+    }
+
+    deinit {
+        if let token = remoteChangeObserver.withLock({ $0 }) { coordinator.removeRemoteChangeObserver(token) }
     }
 
     /// How the context resolves conflicts at save (``ManagedObjectContext/mergePolicy``).

@@ -36,6 +36,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// know when to look again without taking the lock per object.
     let classGeneration = Atomic<Int>(0)
     private let observers = Locked<(next: Int, handlers: [Int: @Sendable (ContextDidSave) -> Void])>((0, [:]))
+    /// The observers of remote changes (PersistentStoreCoordinator+RemoteChanges.swift).
+    let remoteChangeObservers = Locked<(next: Int, handlers: [Int: @Sendable (RemoteChange) -> Void])>((0, [:]))
     /// Where the stores log, count and trace what they do (see `docs/observability.md`), with
     /// the process's debug switch applied.
     public let observability: StoreObservability
