@@ -1,4 +1,5 @@
 import Foundation
+@testable import ModelConformance
 import PersistentModels
 import StoreTestSupport
 import Testing
