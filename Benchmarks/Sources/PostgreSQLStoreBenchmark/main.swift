@@ -9,8 +9,9 @@
 // writes a fresh store (its own PostgreSQL schema) and a fresh raw table with the same columns,
 // types and index, then times on each:
 // - W1 insert N and commit: the framework inserts through a context and saves once (one INSERT
-//   per row in one transaction); the raw baseline runs the same INSERT per row with
-//   `PQexecParams` in one transaction (the same round trips; neither uses COPY);
+//   per row in one transaction); the raw baseline runs the same INSERT, prepared once with
+//   `PQprepare`, per row with `PQexecPrepared` in one transaction (the same round trips;
+//   neither uses COPY). Every statement of the baseline is prepared once, before timing;
 // - W2 fetch all N and read every attribute: a fetch through a new context reading the five
 //   values of each object, against `SELECT` of the five columns converted to Swift values;
 // - W3 count with a predicate (`age > 40`) and fetch the object IDs of the same rows;
@@ -108,17 +109,38 @@ final class Raw {
     /// Runs `sql` with text parameters; returns the result (cleared by the caller with `PQclear`).
     @discardableResult
     func exec(_ sql: String, _ parameters: [String?] = [], keep: Bool = false) -> OpaquePointer? {
+        run(sql, parameters, keep: keep) { count, values in PQexecParams(connection, sql, count, nil, values, nil, nil, 0) }
+    }
+
+    /// Prepares `sql` once on this connection as the statement `name` (what a real application
+    /// and the store do for a statement run many times: parsed and planned once).
+    func prepare(_ name: String, _ sql: String) {
+        let result = PQprepare(connection, name, sql, 0, nil)
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { fail("prepare \(sql): \(String(cString: PQerrorMessage(connection)))") }
+        PQclear(result)
+    }
+
+    /// Runs the prepared statement `name` with text parameters; returns the result when `keep`.
+    @discardableResult
+    func execPrepared(_ name: String, _ parameters: [String?], keep: Bool = false) -> OpaquePointer? {
+        run(name, parameters, keep: keep) { count, values in PQexecPrepared(connection, name, count, values, nil, nil, 0) }
+    }
+
+    private func run(
+        _ what: String, _ parameters: [String?], keep: Bool,
+        _ call: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
+    ) -> OpaquePointer? {
         var copies = parameters.map { $0.flatMap { strdup($0) } }
         defer { for pointer in copies { free(pointer) } }
         let result = copies.withUnsafeMutableBufferPointer { buffer -> OpaquePointer? in
-            guard let start = buffer.baseAddress, !buffer.isEmpty else { return PQexecParams(connection, sql, 0, nil, nil, nil, nil, 0) }
+            guard let start = buffer.baseAddress, !buffer.isEmpty else { return call(0, nil) }
             return start.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { values in
-                PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+                call(Int32(parameters.count), values)
             }
         }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            fail("\(sql): \(String(cString: PQerrorMessage(connection)))")
+            fail("\(what): \(String(cString: PQerrorMessage(connection)))")
         }
         if keep { return result }
         PQclear(result)
@@ -232,29 +254,37 @@ for size in sizes {
 
         let rawSchema = "bench_raw_\(size)_\(run)"
         let connection = Raw(schema: rawSchema, base: base)
+        // Every statement the baseline repeats is prepared once, before timing (W14: raw libpq
+        // with prepared statements); the store prepares its statements once per connection too.
+        connection.prepare(
+            "insert", "INSERT INTO zperson (z_pk, z_ent, z_opt, zname, zemail, zage, zscore, zborn) VALUES ($1, 1, 1, $2, $3, $4, $5, $6)")
+        connection.prepare("all", "SELECT zname, zemail, zage, zscore, zborn FROM zperson ORDER BY z_pk")
+        connection.prepare("count", "SELECT COUNT(*) FROM zperson WHERE zage > $1")
+        connection.prepare("ids", "SELECT z_pk FROM zperson WHERE zage > $1 ORDER BY z_pk")
+        connection.prepare(
+            "w4",
+            "SELECT zname, zemail, zage, zscore, zborn FROM zperson WHERE zage >= $1 AND zage <= $2 AND zname >= $3 AND zname < $4 ORDER BY zname, z_pk LIMIT 100"
+        )
         rawTime("W1 insert N, save") {
             connection.exec("BEGIN")
             for (index, row) in data.enumerated() {
-                connection.exec(
-                    "INSERT INTO zperson (z_pk, z_ent, z_opt, zname, zemail, zage, zscore, zborn) VALUES ($1, 1, 1, $2, $3, $4, $5, $6)",
+                connection.execPrepared(
+                    "insert",
                     [String(index + 1), row.name, row.email, String(row.age), "\(row.score)", "\(row.born.timeIntervalSinceReferenceDate)"])
             }
             connection.exec("COMMIT")
         }
         _ = rawTime("W2 fetch N, read all") {
-            read(connection.exec("SELECT zname, zemail, zage, zscore, zborn FROM zperson ORDER BY z_pk", keep: true), columns: 5)
+            read(connection.execPrepared("all", [], keep: true), columns: 5)
         }
         _ = rawTime("W3 count age > 40") {
-            read(connection.exec("SELECT COUNT(*) FROM zperson WHERE zage > $1", ["40"], keep: true), columns: 1)
+            read(connection.execPrepared("count", ["40"], keep: true), columns: 1)
         }
         _ = rawTime("W3 IDs age > 40") {
-            read(connection.exec("SELECT z_pk FROM zperson WHERE zage > $1 ORDER BY z_pk", ["40"], keep: true), columns: 1)
+            read(connection.execPrepared("ids", ["40"], keep: true), columns: 1)
         }
         _ = rawTime("W4 BETWEEN + BEGINSWITH, sorted, 100") {
-            read(
-                connection.exec(
-                    "SELECT zname, zemail, zage, zscore, zborn FROM zperson WHERE zage >= $1 AND zage <= $2 AND zname >= $3 AND zname < $4 ORDER BY zname, z_pk LIMIT 100",
-                    ["20", "40", "A", "B"], keep: true), columns: 5)
+            read(connection.execPrepared("w4", ["20", "40", "A", "B"], keep: true), columns: 5)
         }
         rawTime("W6 batch update 50%") { connection.exec("UPDATE zperson SET zscore = 0, z_opt = z_opt + 1 WHERE zage < $1", ["48"]) }
         rawTime("W6 batch delete 50%") { connection.exec("DELETE FROM zperson WHERE zage >= $1", ["48"]) }

@@ -65,24 +65,6 @@ struct Dataset {
     }
 }
 
-/// What a contender read, so the work cannot be optimised away and contenders can be checked
-/// against each other.
-struct Checksum: Equatable {
-    var rows = 0
-    var characters = 0
-    var ages = 0
-    var scores = 0.0
-    var seconds = 0.0
-
-    mutating func add(name: String, email: String, age: Int32, score: Double, born: Date) {
-        rows += 1
-        characters += name.utf8.count + email.utf8.count
-        ages += Int(age)
-        scores += score
-        seconds += born.timeIntervalSinceReferenceDate
-    }
-}
-
 /// A person as the raw baseline and the GRDB rows peer hold it.
 struct PersonRow {
     var id: Int64

@@ -34,23 +34,6 @@ import PersistentModels
     init(name: String) { self.name = name }
 }
 
-/// What a contender read, so the work cannot be optimised away and the two can be compared.
-struct Checksum: Equatable {
-    var rows = 0
-    var characters = 0
-    var ages = 0
-    var scores = 0.0
-    var seconds = 0.0
-
-    mutating func add(name: String, email: String, age: Int32, score: Double, born: Date) {
-        rows += 1
-        characters += name.utf8.count + email.utf8.count
-        ages += Int(age)
-        scores += score
-        seconds += born.timeIntervalSinceReferenceDate
-    }
-}
-
 func fail(_ message: String) -> Never {
     print("error: \(message)")
     exit(1)
