@@ -148,16 +148,24 @@ extension PostgreSQLStore {
     public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
         try retryingRead {
             let (connection, schema) = try ready()
-            let mapping = try self.mapping(of: objectID.entityName)
+            let query = try faultQuery(for: objectID, schema: schema)
             let key = try primaryKey(of: objectID)
-            let reader = rowReader(for: [mapping], schema: schema)
             let rows = try connection.execute(
-                "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1 AND Z_ENT = $2",
-                [.text(String(key)), .text(String(mapping.number))], binary: true, prepared: true, "reading \(objectID)")
+                query.sql, [.text(String(key)), .text(query.entityNumber)], binary: true, prepared: true, "reading \(objectID)")
             guard rows.rowCount == 1 else { throw Self.missing(objectID) }
-            try reader.check(rows, place: place)
-            return try reader.node(from: rows, row: 0, place: place)
+            try query.reader.check(rows, place: place)
+            return try query.reader.node(from: rows, row: 0, place: place)
         }
+    }
+
+    /// The single-object query of the ID's entity, made once per entity (its SQL text is not
+    /// rebuilt per fault); 134070 for an entity the store does not hold.
+    func faultQuery(for objectID: ObjectID, schema: SQLSchema) throws -> PostgreSQLFaultQuery {
+        if let query = faultQueries[objectID.entityNumber], query.reader.storeIdentifier == identifier { return query }
+        let mapping = try self.mapping(of: objectID.entityName)
+        let query = PostgreSQLFaultQuery(mapping: mapping, reader: rowReader(for: [mapping], schema: schema))
+        faultQueries[objectID.entityNumber] = query
+        return query
     }
 
     /// The values of several objects (faults filled together: batched fetches, prefetching):

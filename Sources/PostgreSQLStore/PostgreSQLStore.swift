@@ -72,6 +72,8 @@ public final class PostgreSQLStore: IncrementalStore {
     var metadataChanged = false
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: PostgreSQLRowReader] = [:]
+    /// What firing a single fault needs, per entity (by `ObjectID`'s entity number).
+    var faultQueries: [Int: PostgreSQLFaultQuery] = [:]
     /// INSERT statements by entity number.
     var insertStatements: [Int: String] = [:]
     /// Whether this is a connection of the read pool (its connections are read-only).

@@ -17,6 +17,10 @@ final class SQLiteConnection {
     /// Whether the database was opened read-only.
     let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
+    /// Cached statements also known by a number their store gave them (``cached(number:sql:)``),
+    /// found by hashing one integer rather than their text; emptied with the cache, and on its
+    /// own when it outgrows twice the cache's bound (numbers of forgotten compilations).
+    private var numbered: [Int: SQLiteStatement] = [:]
     /// The cached statements handed out since the last ``resetCachedStatements()``: only these
     /// can be in the middle of their rows, so only these are reset (a connection may keep
     /// hundreds of statements; resetting them all cost every read transaction that much).
@@ -129,10 +133,29 @@ final class SQLiteConnection {
             for cachedStatement in statements.values { cachedStatement.finalize() }
             statements.removeAll(keepingCapacity: true)
             handedOut.removeAll(keepingCapacity: true)
+            numbered.removeAll(keepingCapacity: true)
         }
         statements[sql] = wrapped
         noteHandedOut(wrapped)
         return wrapped
+    }
+
+    /// The cached prepared statement numbered `number` by its store (a statement the store runs
+    /// over and over, such as a fault's SELECT), reset and with its bindings cleared; `sql` is
+    /// built only the first time, or again after the cache started over. The statement is the
+    /// one ``cached(_:)`` keeps for the same text, so both forms share one preparation and one
+    /// bound.
+    func cached(number: Int, sql: () -> String) throws -> SQLiteStatement {
+        if let statement = numbered[number] {
+            if observer != nil && statement.observer == nil { statement.observer = observer }
+            statement.reset()
+            noteHandedOut(statement)
+            return statement
+        }
+        let statement = try cached(sql())
+        if numbered.count >= 2 * Self.statementCacheLimit { numbered.removeAll(keepingCapacity: true) }
+        numbered[number] = statement
+        return statement
     }
 
     private func noteHandedOut(_ statement: SQLiteStatement) {

@@ -75,6 +75,12 @@ extension SQLiteStore {
         return try run(compiled, request, connection: connection, schema: schema)
     }
 
+    /// A number for a statement the store keeps by number on its connection.
+    func newStatementNumber() -> Int {
+        defer { nextStatementNumber += 1 }
+        return nextStatementNumber
+    }
+
     /// Runs a compiled fetch: binds its parameters to its cached statement and reads the rows.
     private func run(
         _ compiled: SQLCompiledFetch<SQLiteRowReader>, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLSchema
@@ -195,22 +201,36 @@ extension SQLiteStore {
     }
 
     /// The values of one object, read by primary key; 133000 when the row does not exist.
+    ///
+    /// The query of each entity is made once (`SQLiteFaultQuery`): a fault binds its key to a
+    /// statement already prepared, found by number, with no SQL text built or hashed.
     public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
         let (connection, _) = try ready()
-        let mapping = try self.mapping(of: objectID.entityName)
+        let query = try faultQuery(for: objectID)
         let key = try primaryKey(of: objectID)
-        let reader = rowReader(for: [mapping])
-        let statement = try connection.cached(
-            "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = ?")
+        let statement = try connection.cached(number: query.statementNumber) { query.sql }
         statement.bind(int64: key, at: 1)
         countQuery()
         // One row: reset at once, or the statement would keep a read transaction open (the
         // connection would not see other processes' commits, and the WAL could not checkpoint).
         defer { statement.reset() }
-        guard try statement.step(), Int(statement.int64(at: 1)) == mapping.number else {
+        guard try statement.step(), Int(statement.int64(at: 1)) == query.entityNumber else {
             throw Self.missing(objectID)
         }
-        return try reader.node(from: statement, url: url)
+        return try query.reader.node(from: statement, url: url)
+    }
+
+    /// The single-object query of the ID's entity, made on first use (134070 for an entity the
+    /// store does not hold).
+    func faultQuery(for objectID: ObjectID) throws -> SQLiteFaultQuery {
+        let existing = faultQueries[objectID.entityNumber]
+        if let existing, existing.reader.storeIdentifier == identifier { return existing }
+        let mapping = try self.mapping(of: objectID.entityName)
+        // A query remade for a new store identifier has the same text: it keeps its number.
+        let number = existing?.statementNumber ?? newStatementNumber()
+        let query = SQLiteFaultQuery(mapping: mapping, reader: rowReader(for: [mapping]), statementNumber: number)
+        faultQueries[objectID.entityNumber] = query
+        return query
     }
 
     /// The values of several objects: one query per entity reading the rows by primary key

@@ -67,6 +67,11 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     var insertSQL: [String: String] = [:]
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: SQLiteRowReader] = [:]
+    /// What firing a single fault needs, per entity (by `ObjectID`'s entity number).
+    var faultQueries: [Int: SQLiteFaultQuery] = [:]
+    /// The number of the next statement the store keeps by number on its connection
+    /// (``SQLiteConnection/cached(number:sql:)``).
+    var nextStatementNumber = 0
     /// Fetches compiled to SQL, by request (the most recent 128; see ``SQLiteCompiledFetch``).
     var compiledFetches = CompiledRequestCache<CompiledFetchKey, SQLCompiledFetch<SQLiteRowReader>>(capacity: 128)
     /// Per entity number: the model's layout and the slot of each mapped attribute and to-one,
