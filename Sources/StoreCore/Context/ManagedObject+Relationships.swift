@@ -78,21 +78,22 @@ extension ManagedObject {
             let old = toOneObject(key)
             if old === destination { return }
             setPrimitiveToOne(destination, forKey: key)
-            try updateInverse(of: relationship, old: old, new: destination, key: key)
+            try updateInverse(model?.inverse(of: relationship), old: old, new: destination, key: key)
             return
         }
         let old = toOneObject(atSlot: slot)
         if old === destination { return }
         setToOne(destination, atSlot: slot)
         didChange(key)
-        try updateInverse(of: relationship, old: old, new: destination, key: key)
+        // The inverse the model resolved into the layout (no lookup by name per call).
+        try updateInverse(layout.inverse(ofToOneSlot: slot) { model?.inverse(of: relationship) }, old: old, new: destination, key: key)
     }
 
     /// The inverse side of a to-one change: `old` loses this object, `destination` gains it.
     private func updateInverse(
-        of relationship: RelationshipDescription, old: ManagedObject?, new destination: ManagedObject?, key: String
+        _ inverse: RelationshipDescription?, old: ManagedObject?, new destination: ManagedObject?, key: String
     ) throws {
-        guard let inverse = model?.inverse(of: relationship) else { return }
+        guard let inverse else { return }
         if let old { try old.primitiveRemove(self, from: inverse) }
         guard let destination else { return }
         if inverse.isToMany {

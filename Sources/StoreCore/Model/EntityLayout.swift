@@ -33,6 +33,17 @@ public final class EntityLayout: Sendable {
     public let toOnes: [RelationshipDescription]
     /// The to-many relationships, by to-many slot (empty unless ``isCompiled``).
     public let toManys: [RelationshipDescription]
+    /// The inverse of each to-one relationship, in slot order, as the model resolved it when it
+    /// compiled the layout (nil for a to-one without an inverse; read only when
+    /// ``knowsInverses``).
+    let toOneInverses: [RelationshipDescription?]
+    /// The inverse of each to-many relationship, by to-many slot (read only when
+    /// ``knowsInverses``).
+    let toManyInverses: [RelationshipDescription?]
+    /// Whether the model resolved every relationship's inverse into ``toOneInverses`` and
+    /// ``toManyInverses`` (a layout made from an entity alone does not know them: its objects
+    /// ask the model).
+    let knowsInverses: Bool
     /// Whether the model compiled this layout (it then knows every property of the entity).
     public let isCompiled: Bool
     /// Empty value slots for this layout (every value nil); one shared buffer.
@@ -63,25 +74,46 @@ public final class EntityLayout: Sendable {
     /// The number of to-many slots.
     public var toManyCount: Int { toManyNames.count }
 
-    /// The layout the model compiles for an entity, from its flattened properties.
-    convenience init(entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
-        let toOnes = relationships.filter { !$0.isToMany }
-        let toManys = relationships.filter(\.isToMany)
+    /// The layout the model compiles for an entity, from its flattened properties and, when the
+    /// model resolved them, each relationship's inverse (`inverses[i]` of `relationships[i]`;
+    /// empty: none known).
+    convenience init(
+        entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
+        inverses: [RelationshipDescription?] = []
+    ) {
+        var toOnes: [RelationshipDescription] = []
+        var toManys: [RelationshipDescription] = []
+        var toOneInverses: [RelationshipDescription?] = []
+        var toManyInverses: [RelationshipDescription?] = []
+        for (index, relationship) in relationships.enumerated() {
+            let inverse = index < inverses.count ? inverses[index] : nil
+            if relationship.isToMany {
+                toManys.append(relationship)
+                toManyInverses.append(inverse)
+            } else {
+                toOnes.append(relationship)
+                toOneInverses.append(inverse)
+            }
+        }
         self.init(
             entity: entity, attributeNames: attributes.map(\.name), toOneNames: toOnes.map(\.name),
-            toManyNames: toManys.map(\.name), attributes: attributes, toOnes: toOnes, toManys: toManys, isCompiled: true)
+            toManyNames: toManys.map(\.name), attributes: attributes, toOnes: toOnes, toManys: toManys,
+            toOneInverses: toOneInverses, toManyInverses: toManyInverses, knowsInverses: inverses.count == relationships.count,
+            isCompiled: true)
     }
 
     /// A layout of names only, for nodes built from dictionaries (``isCompiled`` is false).
     public convenience init(entityName: String, attributeNames: [String], toOneNames: [String], toManyNames: [String]) {
         self.init(
             entity: EntityDescription(entityName), attributeNames: attributeNames, toOneNames: toOneNames,
-            toManyNames: toManyNames, attributes: [], toOnes: [], toManys: [], isCompiled: false)
+            toManyNames: toManyNames, attributes: [], toOnes: [], toManys: [], toOneInverses: [], toManyInverses: [],
+            knowsInverses: false, isCompiled: false)
     }
 
     private init(
         entity: EntityDescription, attributeNames: [String], toOneNames: [String], toManyNames: [String],
         attributes: [AttributeDescription], toOnes: [RelationshipDescription], toManys: [RelationshipDescription],
+        toOneInverses: [RelationshipDescription?], toManyInverses: [RelationshipDescription?], knowsInverses: Bool,
         isCompiled: Bool
     ) {
         self.entityName = entity.name
@@ -93,6 +125,9 @@ public final class EntityLayout: Sendable {
         self.attributes = attributes
         self.toOnes = toOnes
         self.toManys = toManys
+        self.toOneInverses = toOneInverses
+        self.toManyInverses = toManyInverses
+        self.knowsInverses = knowsInverses
         self.isCompiled = isCompiled
         var valueSlots: [String: Int] = Dictionary(minimumCapacity: attributeNames.count + toOneNames.count)
         // A name declared twice keeps its first slot (models refuse duplicates; ad-hoc layouts
@@ -145,6 +180,13 @@ public final class EntityLayout: Sendable {
         let isOptional: Bool
         /// A non-nil value can fail a range, length or pattern rule.
         let hasValueRules: Bool
+    }
+
+    /// The inverse of the to-one at value slot `slot` as the model resolved it, `unknown` when
+    /// the layout does not know its inverses.
+    @inline(__always)
+    func inverse(ofToOneSlot slot: Int, unknown: () -> RelationshipDescription?) -> RelationshipDescription? {
+        knowsInverses ? toOneInverses[slot - attributeNames.count] : unknown()
     }
 
     /// The value slot of an attribute or to-one relationship; nil for any other name.

@@ -368,7 +368,9 @@ private final class ModelIndex: Sendable {
             [name] + (children[name] ?? []).flatMap(descendants)
         }
 
-        var resolved: [String: ResolvedEntity] = [:]
+        // First the flattened properties of every entity, then the entities with their layouts
+        // (a layout knows each relationship's inverse, found in its destination's properties).
+        var flattened: [String: (attributes: [AttributeDescription], relationships: [RelationshipDescription])] = [:]
         for entity in declared {
             let chain = chains[entity.name] ?? [entity.name]
             var attributes: [AttributeDescription] = []
@@ -398,14 +400,29 @@ private final class ModelIndex: Sendable {
                     relationships.append(relationship)
                 }
             }
+            flattened[entity.name] = (attributes, relationships)
+        }
+        var relationshipsByEntity: [String: [String: RelationshipDescription]] = [:]
+        for (name, properties) in flattened {
+            relationshipsByEntity[name] = Dictionary(properties.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        var resolved: [String: ResolvedEntity] = [:]
+        for entity in declared {
+            let chain = chains[entity.name] ?? [entity.name]
+            let (attributes, relationships) = flattened[entity.name] ?? ([], [])
+            let relationshipsByName = relationshipsByEntity[entity.name] ?? [:]
+            // What `inverse(of:)` answers; a missing or wrong inverse fails validation below.
+            let inverses = relationships.map { relationship in
+                relationship.inverseName.flatMap { relationshipsByEntity[relationship.destinationEntityName]?[$0] }
+            }
             resolved[entity.name] = ResolvedEntity(
                 description: entity, attributes: attributes,
                 attributesByName: Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }),
                 relationships: relationships,
-                relationshipsByName: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }),
+                relationshipsByName: relationshipsByName,
                 subentities: children[entity.name] ?? [], selfAndDescendants: descendants(entity.name),
                 selfAndAncestors: chain, root: chain.last ?? entity.name,
-                layout: EntityLayout(entity: entity, attributes: attributes, relationships: relationships))
+                layout: EntityLayout(entity: entity, attributes: attributes, relationships: relationships, inverses: inverses))
         }
 
         // Relationships: destinations and inverses.
