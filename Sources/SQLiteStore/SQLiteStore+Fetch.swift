@@ -68,10 +68,13 @@ extension SQLiteStore {
             guard let reader else { return .nodes([]) }
             sql = "SELECT \(reader.selectList(alias: "t0")) FROM \(from)\(whereClause)\(orderClause)\(window)"
         }
-        let compiled = SQLCompiledFetch(
-            sql: sql, parameters: compiler.parameters, reader: reader, mapping: mapping, storeIdentifier: identifier)
         // `now()` is bound as the instant of compiling: such a request is compiled every time.
-        if cacheable && !(request.predicate?.mentionsNow ?? false) { compiledFetches.insert(compiled, for: CompiledFetchKey(request: request)) }
+        let kept = cacheable && !(request.predicate?.mentionsNow ?? false)
+        // A kept compilation finds its prepared statement by number, not by hashing its text.
+        let compiled = SQLCompiledFetch(
+            sql: sql, parameters: compiler.parameters, reader: reader, mapping: mapping, storeIdentifier: identifier,
+            statementNumber: kept ? newStatementNumber() : nil)
+        if kept { compiledFetches.insert(compiled, for: CompiledFetchKey(request: request)) }
         return try run(compiled, request, connection: connection, schema: schema)
     }
 
@@ -86,7 +89,16 @@ extension SQLiteStore {
         _ compiled: SQLCompiledFetch<SQLiteRowReader>, _ request: FetchRequest, connection: SQLiteConnection, schema: SQLSchema
     ) throws -> StoreResult {
         countQuery()
-        let statement = try query(compiled.sql, parameters: compiled.parameters, connection: connection)
+        let statement: SQLiteStatement
+        if let number = compiled.statementNumber {
+            lastQuery = compiled.sql
+            statement = try connection.cached(number: number) { compiled.sql }
+            for (index, value) in compiled.parameters.enumerated() {
+                SQLiteValueCoder.bind(value, to: statement, at: Int32(index + 1))
+            }
+        } else {
+            statement = try query(compiled.sql, parameters: compiled.parameters, connection: connection)
+        }
         switch request.resultType {
         case .count:
             // One row: reset at once, or the statement would keep a read transaction open.

@@ -19,13 +19,20 @@ package struct SQLCompiledFetch<Reader> {
     package let mapping: SQLEntityMapping
     /// The store identifier the compiled form was made with (object IDs and readers use it).
     package let storeIdentifier: String
+    /// A number the store gave the statement, under which its connection finds the prepared
+    /// statement without hashing the text; nil when the store finds it by its text.
+    package let statementNumber: Int?
 
     /// A compiled fetch.
-    package init(sql: String, parameters: [StoreValue], reader: Reader?, mapping: SQLEntityMapping, storeIdentifier: String) {
+    package init(
+        sql: String, parameters: [StoreValue], reader: Reader?, mapping: SQLEntityMapping, storeIdentifier: String,
+        statementNumber: Int? = nil
+    ) {
         self.sql = sql
         self.parameters = parameters
         self.reader = reader
         self.mapping = mapping
         self.storeIdentifier = storeIdentifier
+        self.statementNumber = statementNumber
     }
 }
