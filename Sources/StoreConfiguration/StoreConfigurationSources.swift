@@ -94,8 +94,12 @@ public struct StoreConfigurationSources: Sendable {
     /// (`PERSISTENCE_*`), the overrides or the defaults — is an error naming it, its source
     /// (the file and line) and the closest known key: a typo never falls back to a default.
     ///
-    /// - Parameter observability: the logger, metrics backend and tracer the stores report to
-    ///   (docs/observability.md); nil for none but what `PERSISTENCE_SQL_DEBUG` switches on.
+    /// - Parameters:
+    ///   - name: the container's name when the configuration names none.
+    ///   - model: the model when the configuration names no model file.
+    ///   - registry: where the store types are looked up.
+    ///   - observability: the logger, metrics backend and tracer the stores report to
+    ///     (docs/observability.md); nil for none but what `PERSISTENCE_SQL_DEBUG` switches on.
     public func makeContainer(
         name: String? = nil, model: ObjectModel? = nil, registry: StoreRegistry = .shared,
         observability: StoreObservability? = nil
