@@ -86,7 +86,7 @@ func insertByName(at url: URL, _ timing: inout Timing) throws {
             try object.setValue(.string("Team \(team)"), forKey: "name")
             teamObjects.append(object)
         }
-        for index in 0..<persons {
+        for index in names.indices {
             let person = try context.insert(entityName: "Person")
             try person.setValue(.string(names[index]), forKey: "name")
             try person.setValue(.string(emails[index]), forKey: "email")
@@ -131,7 +131,7 @@ func insertTyped(at url: URL, _ timing: inout Timing) throws {
             context.insert(model)
             teamModels.append(model)
         }
-        for index in 0..<persons {
+        for index in names.indices {
             let person = Person(name: names[index], email: emails[index], age: ages[index], score: scores[index], born: borns[index])
             context.insert(person)
             person.team = teamModels[index % teams]
