@@ -30,16 +30,8 @@ public final class MainQueueContext {
     public var automaticallyMergesRemoteChanges: Bool {
         get { remoteChangeObserver.withLock { $0 != nil } }
         set {
-            let coordinator = coordinator
-            remoteChangeObserver.withLock { token in
-                if newValue, token == nil {
-                    token = coordinator.addRemoteChangeObserver { [weak self] change in
-                        self?.perform { $0.mergeChanges(fromRemoteChange: change) }
-                    }
-                } else if !newValue, let current = token {
-                    coordinator.removeRemoteChangeObserver(current)
-                    token = nil
-                }
+            coordinator.setMergingRemoteChanges(newValue, token: remoteChangeObserver) { [weak self] change in
+                self?.perform { $0.mergeChanges(fromRemoteChange: change) }
             }
         }
     }

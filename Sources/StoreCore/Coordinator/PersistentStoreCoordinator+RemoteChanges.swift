@@ -18,6 +18,19 @@ extension PersistentStoreCoordinator {
         _ = remoteChangeObservers.withLock { $0.handlers.removeValue(forKey: token.id) }
     }
 
+    /// Turns a queue context's merging of remote changes on or off: while on, `token` holds the
+    /// observer that hands each change to `merge` (which queues the merge on the context).
+    func setMergingRemoteChanges(_ on: Bool, token: Locked<ObserverToken?>, merge: @escaping @Sendable (RemoteChange) -> Void) {
+        token.withLock { current in
+            if on, current == nil {
+                current = addRemoteChangeObserver(merge)
+            } else if !on, let observer = current {
+                removeRemoteChangeObserver(observer)
+                current = nil
+            }
+        }
+    }
+
     /// Every later ``RemoteChange`` (Core Data's `NSPersistentStoreRemoteChange`), as an
     /// asynchronous sequence. Iterating stops the observer when the task stops iterating or is
     /// cancelled.
