@@ -13,15 +13,20 @@
 public final class ModelBackingData {
     /// The class's entity schema.
     public let schema: ModelEntitySchema
+    // The mutable state below is read on every property access. A backing data, like the model
+    // object it belongs to, is used by one context's thread at a time (it is not Sendable), and
+    // no accessor hands out an inout reference to these properties, so no two accesses can
+    // overlap: the runtime exclusivity checks (about a tenth of an attribute read) are off.
+
     /// The managed object the values live in, once the object was inserted or fetched.
-    public private(set) var managedObject: ManagedObject?
+    @exclusivity(unchecked) public private(set) var managedObject: ManagedObject?
     /// The managed object's context, held strongly: a model object keeps its context alive
     /// while the application holds it (a managed object holds its context weakly).
-    private var context: ManagedObjectContext?
+    @exclusivity(unchecked) private var context: ManagedObjectContext?
     /// For each property index, its slot in the managed object's layout (-1: not in the layout).
-    private(set) var slots: [Int] = []
+    @exclusivity(unchecked) private(set) var slots: [Int] = []
     /// The values before insertion, by property index (empty until the first is set).
-    private(set) var local: [LocalValue] = []
+    @exclusivity(unchecked) private(set) var local: [LocalValue] = []
     /// The temporary ID an object not inserted yet is identified by (`persistentModelID`).
     private(set) lazy var unattachedObjectID = ObjectID.temporary(entityName: schema.entityName)
 
@@ -41,20 +46,34 @@ public final class ModelBackingData {
         self.schema = Model.persistentEntitySchema
     }
 
-    /// The backing data of an object read from a store.
-    init(schema: ModelEntitySchema, managedObject: ManagedObject) {
-        self.schema = schema
-        attach(managedObject)
+    /// The backing data in `storage`, made (for a new object of `type`) and kept there when
+    /// there is none yet. The code `@Model` generates keeps a model object's backing data in
+    /// an optional stored property that starts empty, so that a model instance made for a
+    /// stored object (`init(backingData:)`) allocates no backing data it would throw away; the
+    /// property's accessors and a new object's initial values make one with this.
+    @inlinable
+    public static func made<Model: PersistentModel>(in storage: inout ModelBackingData?, for type: Model.Type) -> ModelBackingData {
+        if let data = storage { return data }
+        let data = ModelBackingData(for: type)
+        storage = data
+        return data
     }
 
-    private func attach(_ object: ManagedObject) {
+    /// The backing data of an object read from a store; `slots` are the schema's slots in the
+    /// object's layout when the caller resolved them already.
+    init(schema: ModelEntitySchema, managedObject: ManagedObject, slots: [Int]? = nil) {
+        self.schema = schema
+        attach(managedObject, slots: slots)
+    }
+
+    private func attach(_ object: ManagedObject, slots known: [Int]? = nil) {
         managedObject = object
         context = object.managedObjectContext
-        slots = schema.slots(in: object.layout)
+        slots = known ?? schema.slots(in: object.layout)
     }
 
     func setLocal(_ value: LocalValue, at index: Int) {
-        if local.isEmpty { local = Array(repeating: .unset, count: schema.properties.count) }
+        if local.isEmpty { local = Array(repeating: .unset, count: schema.propertyNames.count) }
         guard index >= 0, index < local.count else { return }
         local[index] = value
     }
@@ -106,10 +125,14 @@ public final class ModelBackingData {
     /// destination not in a context yet is inserted into this object's context.
     public func setToOne<Destination: PersistentModel>(_ destination: Destination?, at index: Int) {
         guard let object = managedObject else {
+            // Nothing set yet reads as nil already: an initial `nil` (every optional to-one's
+            // implicit initial value, written again for each model instance a fetch makes)
+            // costs nothing.
+            if destination == nil && local.isEmpty { return }
             setLocal(.toOne(destination), at: index)
             return
         }
-        let name = schema.properties[index].name
+        let name = schema.propertyNames[index]
         object.deferringErrors {
             let target = try destination.map { try Self.managedObject(for: $0, besides: object) }
             try object.setObject(target, forKey: name)
@@ -119,7 +142,7 @@ public final class ModelBackingData {
     /// A to-many relationship's destinations.
     public func toMany<Destination: PersistentModel>(at index: Int, as type: Destination.Type) -> [Destination] {
         if let object = managedObject {
-            return object.objects(forKey: schema.properties[index].name).compactMap {
+            return object.objects(forKey: schema.propertyNames[index]).compactMap {
                 Self.model(for: $0, as: Destination.self)
             }
         }
@@ -131,10 +154,12 @@ public final class ModelBackingData {
     /// context); destinations not in a context yet are inserted into this object's context.
     public func setToMany<Destination: PersistentModel>(_ destinations: [Destination], at index: Int) {
         guard let object = managedObject else {
+            // Nothing set yet reads as empty already (an initial `[]`, as for `nil` above).
+            if destinations.isEmpty && local.isEmpty { return }
             setLocal(.toMany(destinations), at: index)
             return
         }
-        let name = schema.properties[index].name
+        let name = schema.propertyNames[index]
         object.deferringErrors {
             let targets = try destinations.map { try Self.managedObject(for: $0, besides: object) }
             try object.setObjects(targets, forKey: name)
@@ -152,6 +177,35 @@ public final class ModelBackingData {
         let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object))
         object.modelInstance = model
         return model
+    }
+
+    /// The model instances of fetched objects, in order (objects of another entity than
+    /// `Model`'s are left out): ``model(for:as:)`` for each, with the slot table resolved once
+    /// per layout rather than once per object.
+    static func models<Model: PersistentModel>(for objects: [ManagedObject], as type: Model.Type) -> [Model] {
+        let schema = Model.persistentEntitySchema
+        var models: [Model] = []
+        models.reserveCapacity(objects.count)
+        var resolved: (layout: EntityLayout, slots: [Int])?
+        for object in objects {
+            if let existing = object.modelInstance {
+                if let model = existing as? Model { models.append(model) }
+                continue
+            }
+            let layout = object.layout
+            guard layout.entityName == schema.entityName else { continue }
+            let slots: [Int]
+            if let resolved, resolved.layout === layout {
+                slots = resolved.slots
+            } else {
+                slots = schema.slots(in: layout)
+                resolved = (layout, slots)
+            }
+            let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots))
+            object.modelInstance = model
+            models.append(model)
+        }
+        return models
     }
 
     /// The managed object of a model that is to be related to `object`: its own, or a new one
@@ -191,7 +245,9 @@ public final class ModelBackingData {
         object.modelInstance = model
         // A value that cannot be set fails the next save (the object is inserted, with the
         // values that could be set, so the caller can correct it or roll back).
-        for (index, property) in backing.schema.properties.enumerated() where index < values.count {
+        for index in values.indices {
+            // Most properties of a new object are set; an unset one costs no closure.
+            if case .unset = values[index] { continue }
             object.deferringErrors {
                 switch values[index] {
                 case .unset:
@@ -208,11 +264,11 @@ public final class ModelBackingData {
                     // Set only when given: the inverse of an object inserted with this one may
                     // have set it already.
                     guard let destination else { break }
-                    try object.setObject(try insert(destination, into: context), forKey: property.name)
+                    try object.setObject(try insert(destination, into: context), forKey: backing.schema.propertyNames[index])
                 case .toMany(let destinations):
                     // Added, not replaced, for the same reason.
                     for destination in destinations {
-                        try object.addObject(try insert(destination, into: context), toKey: property.name)
+                        try object.addObject(try insert(destination, into: context), toKey: backing.schema.propertyNames[index])
                     }
                 }
             }

@@ -78,7 +78,7 @@ public final class ModelContext {
     /// the descriptor says otherwise. Each is the model instance already standing for its
     /// object when there is one.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try managedObjectContext.fetch(descriptor.fetchRequest()).compactMap { ModelBackingData.model(for: $0, as: T.self) }
+        ModelBackingData.models(for: try managedObjectContext.fetch(descriptor.fetchRequest()), as: T.self)
     }
 
     /// How many objects a descriptor matches.

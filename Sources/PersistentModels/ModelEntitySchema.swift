@@ -10,6 +10,9 @@ public final class ModelEntitySchema: Sendable {
     public let className: String
     /// The persisted properties, in declaration order.
     public let properties: [ModelPropertySchema]
+    /// The properties' names, by index (read by the accessors without copying a whole
+    /// ``ModelPropertySchema`` out of ``properties``).
+    let propertyNames: [String]
     /// Slot tables already resolved, by layout (the layout is kept so its identifier is not
     /// reused by another one).
     private let slotTables = Mutex<[ObjectIdentifier: (layout: EntityLayout, slots: [Int])]>([:])
@@ -27,6 +30,7 @@ public final class ModelEntitySchema: Sendable {
     ) {
         self.className = className
         self.properties = properties
+        self.propertyNames = properties.map(\.name)
         self.uniquenessConstraints = uniquenessConstraints
         self.fetchIndexes = fetchIndexes
     }

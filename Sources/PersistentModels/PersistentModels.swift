@@ -19,7 +19,7 @@
 /// }
 /// ```
 @attached(
-    member, names: named(_$backingData), named(_$observationRegistrar), named(persistentBackingData),
+    member, names: named(_$backingData), named(_$backingDataStorage), named(_$observationRegistrar), named(persistentBackingData),
     named(persistentEntitySchema), named(init(backingData:)), named(persistentPropertyName(for:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

@@ -47,7 +47,12 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             .joined(separator: "\n")
         return [
             """
-            private var _$backingData: PersistentModels.ModelBackingData = PersistentModels.ModelBackingData(for: \(raw: className).self)
+            private var _$backingDataStorage: PersistentModels.ModelBackingData? = nil
+            """,
+            """
+            private var _$backingData: PersistentModels.ModelBackingData {
+                PersistentModels.ModelBackingData.made(in: &_$backingDataStorage, for: \(raw: className).self)
+            }
             """,
             """
             private let _$observationRegistrar = Observation.ObservationRegistrar()
@@ -68,7 +73,7 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             /// An instance standing for an object read from a store (used by contexts, not by applications).
             \(raw: access)required init(backingData: PersistentModels.ModelBackingData) {
                 \(raw: markers)
-                self._$backingData = backingData
+                self._$backingDataStorage = backingData
             }
             """,
             """

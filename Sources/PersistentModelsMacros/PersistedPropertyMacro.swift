@@ -16,29 +16,39 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             let index = index(of: node)
         else { return [] }
         let marker = "_$\(property.name)"
+        // The initial value is written through `DATA`, the backing data the init accessor
+        // makes when the object has none yet; an initial nil or empty relationship is not
+        // written into an object that has no backing data yet (unset reads as nil and empty),
+        // so the model instance a fetch makes for a stored object (`init(backingData:)`, in
+        // which each initial value is written too) allocates nothing for it.
         let initialize: String
+        var skipWhenNoData: String?
         let get: String
         let set: String
         switch property.kind {
         case .attribute(let swiftType, _, let optional):
-            initialize = "_$backingData.setAttributeValue(initialValue, at: \(index))"
+            initialize = "DATA.setAttributeValue(initialValue, at: \(index))"
+            if optional { skipWhenNoData = "initialValue == nil" }
             get = optional
                 ? "_$backingData.optionalAttributeValue(at: \(index), as: \(swiftType).self)"
                 : "_$backingData.attributeValue(at: \(index), as: \(swiftType).self)"
             set = "_$backingData.setAttributeValue(newValue, at: \(index))"
         case .toOne(let destination):
-            initialize = "_$backingData.setToOne(initialValue, at: \(index))"
+            initialize = "DATA.setToOne(initialValue, at: \(index))"
+            skipWhenNoData = "initialValue == nil"
             get = "_$backingData.toOne(at: \(index), as: \(destination).self)"
             set = "_$backingData.setToOne(newValue, at: \(index))"
         case .toMany(let destination, let optionalArray):
             let suffix = optionalArray ? " ?? []" : ""
-            initialize = "_$backingData.setToMany(initialValue\(suffix), at: \(index))"
+            initialize = "DATA.setToMany(initialValue\(suffix), at: \(index))"
+            skipWhenNoData = optionalArray ? "(initialValue ?? []).isEmpty" : "initialValue.isEmpty"
             get = "_$backingData.toMany(at: \(index), as: \(destination).self)"
             set = "_$backingData.setToMany(newValue\(suffix), at: \(index))"
         case .resolved(let swiftType, let optional):
             // The compiler picks the overload by the type's conformances (ModelBackingData+Values).
             let type = ModelMacro.typeExpression(swiftType)
-            initialize = "_$backingData.setValue(initialValue, at: \(index), as: \(type))"
+            initialize = "DATA.setValue(initialValue, at: \(index), as: \(type))"
+            if optional { skipWhenNoData = "initialValue == nil" }
             set = "_$backingData.setValue(newValue, at: \(index), as: \(type))"
             if optional {
                 get = "_$backingData.value(at: \(index), as: \(type))"
@@ -49,9 +59,14 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             }
         case .resolvedArray(let element, let optionalArray):
             let type = ModelMacro.typeExpression(element)
-            initialize = "_$backingData.setElements(initialValue, at: \(index), as: \(type))"
+            initialize = "DATA.setElements(initialValue, at: \(index), as: \(type))"
             get = "_$backingData.\(optionalArray ? "optionalElements" : "elements")(at: \(index), as: \(type))"
             set = "_$backingData.setElements(newValue, at: \(index), as: \(type))"
+        }
+        let data = "PersistentModels.ModelBackingData.made(in: &_$backingDataStorage, for: \(className(in: context)).self)"
+        var write = initialize.replacing("DATA", with: data)
+        if let skipWhenNoData {
+            write = "if _$backingDataStorage != nil || !(\(skipWhenNoData)) {\n    \(write)\n}"
         }
         // Observation: reads and writes are reported to the class's registrar, as an
         // `@Observable` class's are, with the property's key path made once per class (a key
@@ -59,9 +74,9 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         let keyPath = "\(className(in: context))._$keyPath_\(property.name)"
         return [
             """
-            @storageRestrictions(accesses: _$backingData, initializes: \(raw: marker))
+            @storageRestrictions(accesses: _$backingDataStorage, initializes: \(raw: marker))
             init(initialValue) {
-                \(raw: initialize)
+                \(raw: write)
                 \(raw: marker) = PersistentModels._ModelPropertyMarker()
             }
             """,

@@ -170,7 +170,7 @@ import Testing
             "_$observationRegistrar.access(self, keyPath: Pin._$keyPath_label)",
             "private static let _$keyPath_label = \\Pin.label",
             "_$observationRegistrar.withMutation(of: self, keyPath: Pin._$keyPath_weight)",
-            "@storageRestrictions(accesses: _$backingData, initializes: _$label)",
+            "@storageRestrictions(accesses: _$backingDataStorage, initializes: _$label)",
             "private var _$weight: PersistentModels._ModelPropertyMarker",
             #"case \Pin.tags:"#,
             "extension Pin: PersistentModels.PersistentModel, Observation.Observable",
