@@ -134,7 +134,10 @@ public final class ModelBackingData {
         }
         let name = schema.propertyNames[index]
         object.deferringErrors {
-            let target = try destination.map { try Self.managedObject(for: $0, besides: object) }
+            // Not `destination.map`: this generic method runs unspecialised from the model's
+            // module, where `Optional.map` costs a metadata lookup per call.
+            var target: ManagedObject?
+            if let destination { target = try Self.managedObject(for: destination, besides: object) }
             try object.setObject(target, forKey: name)
         }
     }

@@ -46,8 +46,10 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let keyPathCases = properties.map { "case \\\(className).\($0.identifier.text): return \(literal($0.name))" }
             .joined(separator: "\n")
         return [
+            // Read on every property access, by the generated accessors only (none hands out an
+            // inout reference to it), and set once: no runtime exclusivity check.
             """
-            private var _$backingDataStorage: PersistentModels.ModelBackingData? = nil
+            @exclusivity(unchecked) private var _$backingDataStorage: PersistentModels.ModelBackingData? = nil
             """,
             """
             private var _$backingData: PersistentModels.ModelBackingData {

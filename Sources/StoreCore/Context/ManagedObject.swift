@@ -531,12 +531,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The `@Model` instance standing for this object (PersistentModels), held weakly: the
     /// instance holds the object, and a fetch finds the same instance again while it lives.
     package final var modelInstance: AnyObject? {
-        get { extras?.modelInstance }
-        set {
-            if extras == nil && newValue == nil { return }
-            madeExtras().modelInstance = newValue
-        }
+        get { heldModelInstance }
+        set { heldModelInstance = newValue }
     }
+
+    /// See ``modelInstance``: kept in the object rather than in its extras, since every object
+    /// a typed fetch returns has one (an extras object more per fetched object otherwise).
+    @exclusivity(unchecked) private final weak var heldModelInstance: AnyObject?
 
     /// The value of an attribute slot of the object's layout, filling a fault first (`.null`
     /// for an empty slot or a fault that cannot be filled): ``value(forKey:)`` without the
@@ -665,8 +666,6 @@ final class ManagedObjectExtras {
     var fetchedValues: [String: [ManagedObject]] = [:]
     /// The committed snapshot's to-many slots, when its layout has any (nil: none loaded).
     var committedToManys: [[ObjectID]?]?
-    /// See ``ManagedObject/modelInstance``.
-    weak var modelInstance: AnyObject?
     /// The committed snapshot's version when the object's ``ManagedObject/version`` moved on
     /// without it (``ManagedObject/setVersion(keepingCommitted:)``); nil when they are equal.
     var committedVersion: Int64?
