@@ -179,7 +179,8 @@ let package = Package(
         .testTarget(
             name: "SwiftDataSamplesTests",
             dependencies: [
-                "SwiftDataSamples", "PersistentModels", "JSONFileStore", "DirectoryStore", "Conformance", "StoreTestSupport",
+                "SwiftDataSamples", "PersistentModels", "JSONFileStore", "DirectoryStore", "Conformance", "ModelConformance",
+                "StoreTestSupport",
             ]),
         // Every Swift block of README.md is one of this target's files (checked by a test).
         .testTarget(

@@ -34,7 +34,9 @@ public protocol DataStore: AnyObject, SendableMetatype {
 
     /// The snapshots of the objects a request asks for.
     func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, Snapshot>
-    /// How many objects a request matches (default: the number ``fetch(_:)`` returns).
+    /// How many objects a request matches (default: the number of the request's entity
+    /// ``fetch(_:)`` returns). A `ModelContext`'s `fetchCount` asks it when the context has
+    /// nothing unsaved to count.
     func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int
     /// The identifiers of the objects a request matches (default: those ``fetch(_:)`` returns).
     func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier]
@@ -53,14 +55,25 @@ public protocol DataStore: AnyObject, SendableMetatype {
 }
 
 extension DataStore {
-    /// The number of snapshots ``fetch(_:)`` returns.
+    /// The number of snapshots ``fetch(_:)`` returns of the request's entity and its
+    /// sub-entities (a store whose fetch answers with every object it holds, as the session's
+    /// JSON store does, counts the ones asked for).
     public func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int {
-        try fetch(request).fetchedSnapshots.count
+        let entityNames = Self.entityNames(of: T.self, in: schema)
+        return try fetch(request).fetchedSnapshots.count { entityNames.contains($0.persistentIdentifier.entityName) }
     }
 
-    /// The identifiers of the snapshots ``fetch(_:)`` returns.
+    /// The identifiers of the snapshots ``fetch(_:)`` returns of the request's entity and its
+    /// sub-entities.
     public func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier] {
-        try fetch(request).fetchedSnapshots.map(\.persistentIdentifier)
+        let entityNames = Self.entityNames(of: T.self, in: schema)
+        return try fetch(request).fetchedSnapshots.map(\.persistentIdentifier).filter { entityNames.contains($0.entityName) }
+    }
+
+    /// The entity of a model class and its descendants in a schema.
+    private static func entityNames<T: PersistentModel>(of type: T.Type, in schema: Schema) -> Set<String> {
+        let entityName = T.persistentEntitySchema.entityName
+        return Set([entityName] + schema.objectModel.entityAndDescendants(entityName))
     }
 
     /// Fails with ``DataStoreError/unsupportedFeature``.

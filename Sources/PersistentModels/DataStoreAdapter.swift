@@ -25,9 +25,25 @@ import Foundation
 ///   second one, of updates, when inserted objects refer to each other: the store's
 ///   permanent identifiers (``DataStoreSaveChangesResult/remappedIdentifiers``) then replace
 ///   the ones the first save carried in relationships.
-/// - Objects keep the identifiers the framework gave them while the store stays added; the
-///   store's own identifiers are used in every request to it, and are the objects'
-///   identifiers when the store is added again.
+/// - Identifiers: an inserted object gets a temporary ID, then, before the save, a permanent
+///   one the adapter makes (the framework's contexts need one before any store is written,
+///   and a `DataStore` chooses its keys only when it saves); the store then remaps it. The
+///   object then takes the ID the store's identifier stands for, the one adding the store
+///   again makes of it (this store's ID with the identifier's primary key): in the cache
+///   and, when the save succeeds, in the saving context (object, registration, references
+///   and committed values), through `AtomicStore.replaceObjectIDs(_:)`. So a
+///   `persistentModelID` taken after the save is the store's, in this container and in one
+///   opened later; an object the store does not remap keeps the adapter's ID, which the
+///   store then holds. Two tables map the framework's IDs to the store's identifiers and
+///   back for the requests to the store.
+/// - Values the store chose while saving (``DataStoreSaveChangesResult/snapshotsToReregister``)
+///   become the saved objects' values, in the cache and in the saving context.
+/// - A context's `fetchCount` asks ``DataStore/fetchCount(_:)`` when the context has
+///   nothing unsaved to count and the descriptor no limit or offset; a store that throws
+///   ``DataStoreError/preferInMemoryFilter`` or ``DataStoreError/preferInMemorySort`` is
+///   counted in memory.
+/// - `PersistentStoreCoordinator.destroyPersistentStore(at:type:options:)` calls
+///   ``DataStore/erase()`` (``eraseStore(at:model:options:)``).
 public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
     /// The name the data store type was registered under; its type name when it was not.
     public override class var storeType: String {
@@ -99,11 +115,7 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
             }
         }
         for snapshot in snapshots {
-            let storeIdentifier = snapshot.persistentIdentifier
-            let id = objectID(
-                for: storeIdentifier.entityName,
-                referenceObject: storeIdentifier.objectID.referenceObject ?? .string(storeIdentifier.description))
-            remember(id, as: storeIdentifier)
+            remember(objectID(forStoreIdentifier: snapshot.persistentIdentifier), as: snapshot.persistentIdentifier)
         }
         var nodes: [StoreNode] = []
         nodes.reserveCapacity(snapshots.count)
@@ -170,12 +182,6 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
             deleted: deleted.map(Self.storeSnapshot))
         let result = try Self.calling("save", url: url) { try dataStore.save(request) }
         let remapped = result.remappedIdentifiers
-        for snapshot in inserted {
-            let id = objectIDs[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier.objectID
-            remember(id, as: remapped[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier)
-        }
-        for snapshot in deleted { forget(snapshot.persistentIdentifier) }
-        savedNodes = current
         // The first save carried the framework's identifiers of inserted objects in
         // relationships; the store's permanent ones replace them.
         let stale = (inserted + updated).filter { $0.refers(toAny: remapped) }
@@ -188,6 +194,35 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
             }
             let fix = DataStoreSaveChangesRequest<Store.Snapshot>(editingState: editingState, inserted: [], updated: fixes, deleted: [])
             _ = try Self.calling("save", url: url) { try dataStore.save(fix) }
+        }
+        // Each inserted object takes the ID the store's identifier stands for (what adding the
+        // store again makes of it), in the cache and, once the save is done, in the contexts.
+        // An ID the application obtained before the save stays (Core Data's promise), mapped
+        // to the store's identifier until the store is added again.
+        var replacements: [ObjectID: ObjectID] = [:]
+        var storeIdentifiersOfInserted: [ObjectID: PersistentIdentifier] = [:]
+        for snapshot in inserted {
+            let id = objectIDs[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier.objectID
+            let storeIdentifier = remapped[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier
+            storeIdentifiersOfInserted[id] = storeIdentifier
+            if remapped[snapshot.persistentIdentifier] != nil { replacements[id] = objectID(forStoreIdentifier: storeIdentifier) }
+        }
+        for snapshot in deleted { forget(snapshot.persistentIdentifier) }
+        let replaced = replaceObjectIDs(replacements)
+        for (id, storeIdentifier) in storeIdentifiersOfInserted { remember(replaced[id] ?? id, as: storeIdentifier) }
+        try reregister(result.snapshotsToReregister, remapped: remapped)
+        savedNodes = [:]
+        forEachCacheNode { savedNodes[$0.objectID] = $0 }
+    }
+
+    /// Takes the values the store chose while saving (``DataStoreSaveChangesResult/snapshotsToReregister``,
+    /// by the store's identifier or by the one the save carried) as the saved objects' values.
+    private func reregister(_ snapshots: [PersistentIdentifier: Store.Snapshot], remapped: [PersistentIdentifier: PersistentIdentifier]) throws {
+        for (key, storeSnapshot) in snapshots.sorted(by: { $0.key < $1.key }) {
+            let snapshot = try Self.convert(storeSnapshot, to: DefaultSnapshot.self)
+            let storeIdentifier = remapped[key] ?? key
+            guard let id = objectIDs[storeIdentifier], containsCacheNode(for: id) else { continue }
+            replaceCacheNodeWhileSaving(node(id, from: snapshot))
         }
     }
 
@@ -208,6 +243,14 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
             }
         }
         return DefaultSnapshot(persistentIdentifier: storeIdentifier(of: node.objectID), values: values)
+    }
+
+    /// The framework's ID of an object the data store holds under `storeIdentifier`: an ID of
+    /// this store with the identifier's reference object (its URI form when it has none).
+    private func objectID(forStoreIdentifier storeIdentifier: PersistentIdentifier) -> ObjectID {
+        objectID(
+            for: storeIdentifier.entityName,
+            referenceObject: storeIdentifier.objectID.referenceObject ?? .string(storeIdentifier.description))
     }
 
     /// The data store's identifier of an object; the framework's for one it does not hold yet.
@@ -234,7 +277,12 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            let code: StoreError.Code = call == "save" ? .persistentStoreSave : .persistentStoreOpen
+            let code: StoreError.Code =
+                switch call {
+                case "save": .persistentStoreSave
+                case "fetchCount": .persistentStoreOperation
+                default: .persistentStoreOpen
+                }
             let place = url.map { " at \($0.path)" } ?? ""
             throw StoreError(code, "\(storeType) store\(place): \(Store.self).\(call) failed: \(error)", fileURL: url)
         }
@@ -254,6 +302,56 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
         } catch {
             throw StoreError(
                 .persistentStoreOperation, "\(storeType) store: a \(From.self) cannot be read as a \(To.self): \(error)")
+        }
+    }
+}
+
+extension DataStoreAdapter: ErasingStore {
+    /// Erases the data store at `url` (SwiftData's ``DataStore/erase()``), for
+    /// `PersistentStoreCoordinator.destroyPersistentStore(at:type:options:)`: the store is made
+    /// with the configuration the registration makes for `url` (given the model's schema when
+    /// it has none) and asked to erase.
+    ///
+    /// - Throws: 134070 when the type has no registration, or the store does not erase
+    ///   (``DataStoreError/unsupportedFeature``, the default): nothing is removed then; what
+    ///   the store throws while it is made (134080) or erasing (134070), naming the call.
+    public static func eraseStore(at url: URL, model: ObjectModel, options: StoreOptions) throws {
+        guard let make = DataStoreRegistrations.shared.registration(for: Store.self)?.makeConfiguration(Store.self) else {
+            throw StoreError(
+                .persistentStoreOperation,
+                "\(Store.self) is not registered with StoreRegistry.register(dataStore:forStoreType:capabilities:configuration:), "
+                    + "so the store at \(url.path) cannot be erased", fileURL: url)
+        }
+        var configuration = try calling("open", url: url) { try make(url) }
+        if configuration.schema == nil { configuration.schema = Schema(objectModel: model) }
+        let checked = configuration
+        try calling("validate", url: url) { try checked.validate() }
+        let store = try calling("open", url: url) { try Store(checked, migrationPlan: nil) }
+        do {
+            try store.erase()
+        } catch DataStoreError.unsupportedFeature {
+            throw StoreError(
+                .persistentStoreOperation, "\(storeType) store at \(url.path): \(Store.self) does not implement erase(); nothing was removed",
+                fileURL: url)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.persistentStoreOperation, "\(storeType) store at \(url.path): \(Store.self).erase failed: \(error)", fileURL: url)
+        }
+    }
+}
+
+extension DataStoreAdapter: DataStoreCounting {
+    /// The data store's ``DataStore/fetchCount(_:)`` of the descriptor; nil when it throws
+    /// ``DataStoreError/preferInMemoryFilter`` or ``DataStoreError/preferInMemorySort`` (the
+    /// framework then counts in memory, as for fetches).
+    func count<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int? {
+        try Self.calling("fetchCount", url: url) { () throws -> Int? in
+            do {
+                return try dataStore.fetchCount(DataStoreFetchRequest(descriptor: descriptor, editingState: editingState))
+            } catch DataStoreError.preferInMemoryFilter, DataStoreError.preferInMemorySort {
+                return nil
+            }
         }
     }
 }

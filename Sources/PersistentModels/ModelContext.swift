@@ -81,8 +81,11 @@ public final class ModelContext {
         ModelBackingData.models(for: try managedObjectContext.fetch(descriptor.fetchRequest()), as: T.self)
     }
 
-    /// How many objects a descriptor matches.
+    /// How many objects a descriptor matches. On a ``DataStore`` the store's own
+    /// ``DataStore/fetchCount(_:)`` answers when the context has nothing unsaved to count
+    /// (see `DataStoreCounting`).
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        try managedObjectContext.count(for: descriptor.fetchRequest())
+        if let counted = try dataStoreCount(descriptor) { return counted }
+        return try managedObjectContext.count(for: descriptor.fetchRequest())
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 @testable import ModelConformance
 import PersistentModels
 import StoreTestSupport
+import Synchronization
 import Testing
 
 /// A `DataStoreConfiguration` whose store keeps its snapshots in the configuration (so the
@@ -15,6 +16,11 @@ private final class ListStoreConfiguration: DataStoreConfiguration {
     var saves = 0
     var failSaves = false
     var migrationPlanGiven = false
+    /// When set, every trip the store saves gets this rating, handed back as a snapshot to
+    /// re-register.
+    var ratingSetBySave: Int?
+    /// The `fetchCount` calls the store answered or declined.
+    var countRequests = 0
 
     init(name: String) { self.name = name }
 
@@ -76,7 +82,35 @@ private final class ListStore: DataStore {
         }
         for snapshot in request.updated { configuration.stored[snapshot.persistentIdentifier] = snapshot }
         for snapshot in request.deleted { configuration.stored[snapshot.persistentIdentifier] = nil }
-        return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
+        var reregistered: [PersistentIdentifier: ListSnapshot] = [:]
+        if let rating = configuration.ratingSetBySave {
+            let saved = request.inserted.map { remapped[$0.persistentIdentifier] ?? $0.persistentIdentifier } + request.updated.map(\.persistentIdentifier)
+            for identifier in saved where identifier.entityName == "Trip" {
+                guard var values = configuration.stored[identifier]?.inner.values else { continue }
+                values["rating"] = .attribute(.int(Int64(rating)))
+                let changed = ListSnapshot(DefaultSnapshot(persistentIdentifier: identifier, values: values))
+                configuration.stored[identifier] = changed
+                reregistered[identifier] = changed
+            }
+        }
+        return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped, snapshotsToReregister: reregistered)
+    }
+
+    /// Counts the stored objects of the entity; declines a predicate.
+    func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int {
+        configuration.countRequests += 1
+        guard request.descriptor.predicate == nil else { throw DataStoreError.preferInMemoryFilter }
+        let entityName = T.persistentEntitySchema.entityName
+        return configuration.stored.keys.filter { $0.entityName == entityName }.count
+    }
+
+    /// The names of the configurations whose stores were erased (a configuration made by a
+    /// registration's maker is not the test's).
+    static let erasedConfigurations = Mutex<Set<String>>([])
+
+    func erase() throws {
+        configuration.stored = [:]
+        Self.erasedConfigurations.withLock { _ = $0.insert(configuration.name) }
     }
 }
 
@@ -148,5 +182,90 @@ private enum EmptyPlan: SchemaMigrationPlan {
         #expect(configuration.migrationPlanGiven)
         #expect(configuration.schema?.entityNames == container.schema.entityNames)
         #expect(container.coordinator.persistentStores.map(\.type) == ["ListStore"])
+    }
+
+    @Test func insertedObjectsTakeTheStoresIdentifiers() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        let stay = Accommodation(name: "Casa", nights: 3)
+        trip.stays = [stay]
+        context.insert(trip)
+        try context.save()
+        // The saving context's objects carry the store's keys, and so does the coordinator.
+        let keys = Set(configuration.stored.keys)
+        #expect(keys == [trip.persistentModelID, stay.persistentModelID])
+        #expect(trip.persistentModelID == (try PersistentIdentifier.identifier(for: "list", entityName: "Trip", primaryKey: 1)))
+        #expect((try? container.coordinator.node(for: trip.persistentModelID.objectID)) != nil)
+        // Another context finds the objects under the same identifiers, related to each other.
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Trip>()).first)
+        #expect(fetched.persistentModelID == trip.persistentModelID)
+        #expect(fetched.stays.map(\.persistentModelID) == [stay.persistentModelID])
+        #expect(fetched.stays.first?.trip?.persistentModelID == trip.persistentModelID)
+        // A change saved afterwards is an update of the store's object, not an insert.
+        trip.rating = 4
+        try context.save()
+        #expect(configuration.stored.count == 2)
+        #expect(configuration.stored[trip.persistentModelID]?.inner["rating"] == .attribute(.int(4)))
+        // A container opened later sees the same identifiers.
+        let reopened = try ModelContainer(for: Trip.self, configurations: configuration)
+        let again = try ModelContext(reopened).fetch(FetchDescriptor<Trip>())
+        #expect(again.map(\.persistentModelID) == [trip.persistentModelID])
+        #expect(again.first?.rating == 4)
+    }
+
+    @Test func valuesTheStoreChoseWhileSavingAreTheObjectsValues() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        configuration.ratingSetBySave = 9
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        context.insert(trip)
+        try context.save()
+        #expect(trip.rating == 9)
+        #expect(!context.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.rating) == [9])
+        configuration.ratingSetBySave = 7
+        trip.destination = "Portugal, Europe"
+        try context.save()
+        #expect(trip.rating == 7)
+        #expect(trip.destination == "Portugal, Europe")
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.rating) == [7])
+    }
+
+    @Test func fetchCountAsksTheStoreWhenNothingIsUnsaved() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        trip.stays = [Accommodation(name: "Casa", nights: 3), Accommodation(name: "Hotel", nights: 2)]
+        context.insert(trip)
+        // Unsaved inserts are counted by the context; the store is not asked.
+        #expect(try context.fetchCount(FetchDescriptor<Accommodation>()) == 2)
+        #expect(configuration.countRequests == 0)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Accommodation>()) == 2)
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 1)
+        #expect(configuration.countRequests == 2)
+        // A predicate the store declines is counted in memory.
+        #expect(try context.fetchCount(FetchDescriptor<Accommodation>(predicate: #Predicate { $0.nights > 2 })) == 1)
+        #expect(configuration.countRequests == 3)
+        // A limit is the framework's to apply.
+        var limited = FetchDescriptor<Accommodation>()
+        limited.fetchLimit = 1
+        #expect(try context.fetchCount(limited) == 1)
+        #expect(configuration.countRequests == 3)
+    }
+
+    @Test func destroyingTheStoreErasesIt() throws {
+        try withTemporaryDirectory { folder in
+            let name = "erased-\(UUID().uuidString)"
+            let registry = StoreRegistry()
+            registry.register(dataStore: ListStore.self) { _ in ListStoreConfiguration(name: name) }
+            let coordinator = PersistentStoreCoordinator(model: try Schema([Trip.self]).objectModel, registry: registry)
+            try coordinator.destroyPersistentStore(at: folder.appendingPathComponent("list"), type: "ListStore")
+            #expect(ListStore.erasedConfigurations.withLock { $0.contains(name) })
+        }
     }
 }

@@ -526,6 +526,34 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         values = committedValues
     }
 
+    /// After a save whose store chose some of the saved values: every persistent slot takes the
+    /// committed snapshot's value (the transient ones keep the object's).
+    final func adoptCommittedPersistentValues() {
+        guard !layout.transientValueSlots.isEmpty, let committedValues, values.count == committedValues.count else { return }
+        let transient = Set(layout.transientValueSlots)
+        for slot in values.indices where !transient.contains(slot) { values[slot] = committedValues[slot] }
+    }
+
+    /// After a save in which the store gave objects other IDs: to-one slots and committed
+    /// to-manys naming an old ID name the new one.
+    final func replaceReferences(_ replacements: [ObjectID: ObjectID]) {
+        func replaced(_ slots: inout [StoreValue]) {
+            for slot in slots.indices {
+                if case .objectID(let id) = slots[slot], let new = replacements[id] { slots[slot] = .objectID(new) }
+            }
+        }
+        if values.contains(where: { if case .objectID(let id) = $0 { replacements[id] != nil } else { false } }) { replaced(&values) }
+        if var committed = committedValues,
+            committed.contains(where: { if case .objectID(let id) = $0 { replacements[id] != nil } else { false } })
+        {
+            replaced(&committed)
+            committedValues = committed
+        }
+        if let toManys = extras?.committedToManys, toManys.contains(where: { $0?.contains { replacements[$0] != nil } ?? false }) {
+            extras?.committedToManys = toManys.map { $0?.map { replacements[$0] ?? $0 } }
+        }
+    }
+
     // MARK: Model instances
 
     /// The `@Model` instance standing for this object (PersistentModels), held weakly: the

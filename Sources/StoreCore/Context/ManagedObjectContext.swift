@@ -60,6 +60,9 @@ public final class ManagedObjectContext {
     /// Deleted objects whose delete rules have not been applied yet.
     private var unpropagatedDeletes: [ManagedObject] = []
     private var assignments: [ObjectID: String] = [:]
+    /// Permanent IDs of inserted objects the application obtained (``obtainPermanentIDs(for:)``)
+    /// since the last save.
+    private var obtainedPermanentIDs: Set<ObjectID> = []
     #if DEBUG
     private var nextRegistrationOrder = 0
     #else
@@ -522,15 +525,16 @@ public final class ManagedObjectContext {
             try push(into: parent, inserted: insertedObjects)
             return
         }
-        try obtainPermanentIDs(for: insertedObjects)
+        try assignPermanentIDs(for: insertedObjects)
 
         var attempts = 0
-        var versions: [ObjectID: Int64] = [:]
+        var outcome = SaveOutcome()
         var request: SaveChangesRequest
         while true {
             request = try saveRequest(inserting: insertedObjects)
+            if !obtainedPermanentIDs.isEmpty { request.keptObjectIDs = obtainedPermanentIDs }
             do {
-                versions = try coordinator.save(request, insertedRowsHeld: true)
+                outcome = try coordinator.save(request, insertedRowsHeld: true)
                 break
             } catch let error as StoreError where error.code == .managedObjectMerge {
                 attempts += 1
@@ -545,6 +549,9 @@ public final class ManagedObjectContext {
             }
         }
 
+        let versions = outcome.versions
+        obtainedPermanentIDs = []
+        if !outcome.replacedObjectIDs.isEmpty { replaceObjectIDs(outcome.replacedObjectIDs, in: &request) }
         let updatedObjects = updated.values.filter(\.isUpdated)
         let saved = ContextDidSave(
             insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
@@ -557,10 +564,14 @@ public final class ManagedObjectContext {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
                 let requested = (objectID: nodes[index].objectID, version: nodes[index].version)
                 var committed = requested.objectID == object.objectID ? nodes[index] : object.snapshot()
+                // Values the store chose while writing (a SwiftData DataStore's re-registered snapshots).
+                let changedByStore = outcome.changedObjectIDs.contains(object.objectID)
+                if changedByStore, let stored = try? coordinator.node(for: object.objectID) { committed = stored }
                 committed.version = versions[object.objectID] ?? requested.version
                 object.version = committed.version
                 object.committed = committed
                 object.adoptCommittedValues()
+                if changedByStore { object.adoptCommittedPersistentValues() }
                 if isInsert {
                     // The coordinator entered the new row held once: by this object.
                     object.holdsRow = true
@@ -717,9 +728,38 @@ public final class ManagedObjectContext {
         return request
     }
 
+    /// Moves objects to the IDs a store gave them while saving (``AtomicStore/replaceObjectIDs(_:)``),
+    /// with every reference to them in this context's objects and in the saved request's nodes
+    /// (which become the objects' committed snapshots).
+    private func replaceObjectIDs(_ replacements: [ObjectID: ObjectID], in request: inout SaveChangesRequest) {
+        func replaced(_ id: ObjectID) -> ObjectID { replacements[id] ?? id }
+        func replacing(_ node: StoreNode) -> StoreNode {
+            var copy = node
+            copy.objectID = replaced(node.objectID)
+            copy.toOne = node.toOne.mapValues(replaced)
+            copy.toMany = node.toMany.mapValues { $0.map(replaced) }
+            return copy
+        }
+        request.insertedObjects = request.insertedObjects.map(replacing)
+        request.updatedObjects = request.updatedObjects.map(replacing)
+        for object in registered.values { object.replaceReferences(replacements) }
+        for (old, new) in replacements {
+            guard let object = registered.removeValue(forKey: old) else { continue }
+            object.objectID = new
+            registered[new] = object
+        }
+    }
+
     /// Gives inserted objects permanent IDs now (keeping the order given); objects that already
     /// have one are left as they are.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        try assignPermanentIDs(for: objects)
+        // Kept by the application: a store that picks its keys at save leaves them (SaveChangesRequest.keptObjectIDs).
+        for object in objects where !object.objectID.isTemporaryID && object.isInserted { obtainedPermanentIDs.insert(object.objectID) }
+    }
+
+    /// ``obtainPermanentIDs(for:)`` as a save does it (the IDs are not kept by the application).
+    private func assignPermanentIDs(for objects: [ManagedObject]) throws {
         let temporary = objects.filter { $0.objectID.isTemporaryID && !$0.isDeleted }
         guard !temporary.isEmpty else { return }
         let permanent = try coordinator.obtainPermanentIDs(

@@ -358,6 +358,14 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { $0.slot(for: identifier)?.handle }
     }
 
+    /// Runs `body` with each store that holds `entityName`, under the coordinator's lock (as
+    /// every call into a store runs): for a module of the package that asks its own store type
+    /// something the store protocols do not carry (PersistentModels' `DataStore` adapter
+    /// counting with a typed descriptor).
+    package func withStores<Result>(holding entityName: String, _ body: ([any PersistentStore]) throws -> Result) rethrows -> Result {
+        try state.withLock { state in try body(state.slots.map(\.store).filter { $0.holds(entityName: entityName) }) }
+    }
+
     /// How often the coordinator has called into its stores so far.
     public var statistics: CoordinatorStatistics { state.withLock { $0.statistics } }
 
@@ -846,17 +854,19 @@ public final class PersistentStoreCoordinator: Sendable {
     /// new row versions. Read-only stores and the model's uniqueness constraints are checked
     /// before anything is written: a save that would leave two objects with the same values for
     /// a constraint throws 133021 listing each ``ConstraintConflict``.
+    /// The versions are keyed by the objects' IDs after the save: an atomic store may give saved
+    /// objects other IDs while writing (``AtomicStore/replaceObjectIDs(_:)``).
     public func save(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
-        try save(request, insertedRowsHeld: false)
+        try save(request, insertedRowsHeld: false).versions
     }
 
     /// ``save(_:)``; with `insertedRowsHeld` (a context's save), the row of each inserted object
     /// enters the row cache held once, by the context's object that was saved (so the context
-    /// need not count it in a second call).
-    func save(_ request: SaveChangesRequest, insertedRowsHeld: Bool) throws -> [ObjectID: Int64] {
+    /// need not count it in a second call). Returns what the stores did besides the versions.
+    func save(_ request: SaveChangesRequest, insertedRowsHeld: Bool) throws -> SaveOutcome {
         try saveGate.enter()
         defer { saveGate.leave() }
-        let versions = try state.withLock { state in
+        let versions = try state.withLock { state -> SaveOutcome in
             var parts: [(Slot, SaveChangesRequest)] = []
             for slot in state.slots {
                 let part = request.filtered(toStore: slot.handle.identifier)
@@ -889,7 +899,7 @@ public final class PersistentStoreCoordinator: Sendable {
                     throw error
                 }
             }
-            var versions: [ObjectID: Int64] = [:]
+            var outcome = SaveOutcome()
             if !parts.isEmpty { state.writeGeneration &+= 1 }
             for (slot, part) in parts {
                 state.statistics.saves += 1
@@ -905,7 +915,7 @@ public final class PersistentStoreCoordinator: Sendable {
                     guard case .saved(let saved) = answer else {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
-                    if versions.isEmpty { versions = saved } else { versions.merge(saved) { _, new in new } }
+                    if outcome.versions.isEmpty { outcome.versions = saved } else { outcome.versions.merge(saved) { _, new in new } }
                     state.rowCache.reserveCapacity(state.rowCache.count + part.insertedObjects.count + part.updatedObjects.count)
                     for (nodes, inserted) in [(part.insertedObjects, true), (part.updatedObjects, false)] {
                         for index in nodes.indices {
@@ -926,18 +936,18 @@ public final class PersistentStoreCoordinator: Sendable {
                     }
                     for node in part.deletedObjects { state.rowCache[node.objectID] = nil }
                 } else if let atomic = slot.store as? AtomicStore {
-                    let applied: [ObjectID: Int64]
+                    let applied: SaveOutcome
                     if let instrumentation = slot.instrumentation {
                         applied = try instrumentation.save(part) { try atomic.apply(part) }
                     } else {
                         applied = try atomic.apply(part)
                     }
-                    versions.merge(applied) { _, new in new }
+                    outcome.merge(applied)
                 } else {
                     throw Self.unsupported(slot)
                 }
             }
-            return versions
+            return outcome
         }
         if let rowCacheGauge { rowCacheGauge.record(cachedRowCount) }
         return versions

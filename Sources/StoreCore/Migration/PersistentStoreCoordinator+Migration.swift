@@ -254,6 +254,8 @@ extension PersistentStoreCoordinator {
     /// try coordinator.destroyPersistentStore(at: url, type: "SQLite")
     /// ```
     ///
+    /// A store type that erases its stores itself (``ErasingStore``) is asked to.
+    ///
     /// - Throws: 134070 when a store at `url` is added to this coordinator (remove it first);
     ///   134010 when the file is not a store of that type (it is then left alone), so a wrong
     ///   URL never deletes an unrelated file.
@@ -262,6 +264,10 @@ extension PersistentStoreCoordinator {
         try refuseAdded(url, doing: "destroy")
         if let server = storeClass as? any ServerStore.Type {
             try server.destroyStore(at: url, options: options)
+            return
+        }
+        if let erasing = storeClass as? any ErasingStore.Type {
+            try erasing.eraseStore(at: url, model: model, options: options)
             return
         }
         guard let size = try StoreFile.regularFileSize(at: url, storeType: type) else { return }

@@ -17,6 +17,10 @@ public struct SaveChangesRequest: Sendable, Hashable {
     public var transactionAuthor: String?
     /// The saving context's name, for persistent history.
     public var contextName: String?
+    /// Inserted objects whose permanent IDs the application obtained before the save
+    /// (`ManagedObjectContext.obtainPermanentIDs(for:)`) and may have kept: a store that gives
+    /// saved objects other IDs (``AtomicStore/replaceObjectIDs(_:)``) leaves these as they are.
+    public var keptObjectIDs: Set<ObjectID> = []
 
     /// Creates a save request.
     public init(
@@ -49,6 +53,7 @@ public struct SaveChangesRequest: Sendable, Hashable {
             changedKeys: changedKeys.filter { $0.key.belongs(to: store) })
         part.transactionAuthor = transactionAuthor
         part.contextName = contextName
+        part.keptObjectIDs = keptObjectIDs.filter { $0.belongs(to: store) }
         return part
     }
 

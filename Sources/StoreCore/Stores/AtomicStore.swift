@@ -112,6 +112,11 @@ open class AtomicStore: PersistentStore {
     private var addedNodesIdentifier: String?
     /// Whether added nodes' IDs carry different store identifiers.
     private var addedNodesHaveSeveralIdentifiers = false
+    /// What the running ``save()`` changed beyond the request (``replaceObjectIDs(_:)``,
+    /// ``replaceCacheNodeWhileSaving(_:)``); empty outside a save.
+    private var changesWhileSaving = SaveOutcome()
+    /// The running save's ``SaveChangesRequest/keptObjectIDs``.
+    private var keptObjectIDs: Set<ObjectID> = []
 
     /// The store identifier: the metadata's `NSStoreUUID`.
     public var identifier: String { metadata[MetadataKey.storeUUID]?.stringValue ?? "" }
@@ -255,6 +260,55 @@ open class AtomicStore: PersistentStore {
     /// Marks metadata as written (call after writing it outside ``save()``).
     public func metadataWasWritten() { metadataChanged = false }
 
+    /// Gives saved objects other IDs, during ``save()``: for a format whose keys are chosen
+    /// when it writes (a SwiftData `DataStore` remaps each inserted object's identifier). The
+    /// cache nodes move to the new IDs, with every relationship pointing at them; when the save
+    /// succeeds the saving context's objects take the new IDs (as they took their permanent
+    /// ones), so fetches, faults and the store reopened later agree. A failed save undoes it.
+    ///
+    /// IDs the application obtained before the save (``SaveChangesRequest/keptObjectIDs``)
+    /// are not replaced. Returns the replacements made.
+    @discardableResult
+    public func replaceObjectIDs(_ replacements: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
+        let replacements = replacements.filter { $0.key != $0.value && !keptObjectIDs.contains($0.key) }
+        guard !replacements.isEmpty else { return [:] }
+        func replaced(_ id: ObjectID) -> ObjectID { replacements[id] ?? id }
+        // The nodes that move or point at one that moves: taken out under their old IDs,
+        // added back under their new ones.
+        var moved: [(old: ObjectID, node: AtomicStoreCacheNode)] = []
+        forEachCacheNode { node in
+            let refers =
+                replacements[node.objectID] != nil || node.toOne.values.contains { replacements[$0] != nil }
+                || node.toMany.values.contains { $0.contains { replacements[$0] != nil } }
+            guard refers else { return }
+            var copy = node
+            copy.objectID = replaced(node.objectID)
+            copy.toOne = node.toOne.mapValues(replaced)
+            copy.toMany = node.toMany.mapValues { $0.map(replaced) }
+            moved.append((node.objectID, copy))
+        }
+        for (old, _) in moved { _ = tables[old.entityName]?.remove(old) }
+        for (_, node) in moved { tables[node.entityName, default: NodeTable()].upsert(node) }
+        for (old, new) in replacements {
+            // A second replacement of an ID replaced earlier in the same save keeps the first ID as the key.
+            let first = changesWhileSaving.replacedObjectIDs.first { $0.value == old }?.key ?? old
+            changesWhileSaving.replacedObjectIDs[first] = new
+            if changesWhileSaving.changedObjectIDs.remove(old) != nil { changesWhileSaving.changedObjectIDs.insert(new) }
+        }
+        return replacements
+    }
+
+    /// Replaces the cache node of a saved object with values the store chose while writing it,
+    /// during ``save()`` (a SwiftData `DataStore`'s `snapshotsToReregister`): the saving
+    /// context's object takes these values as saved. The node keeps its ID and version.
+    public func replaceCacheNodeWhileSaving(_ node: AtomicStoreCacheNode) {
+        guard let current = cacheNode(for: node.objectID) else { return }
+        var replacement = node
+        replacement.version = current.version
+        tables[replacement.entityName, default: NodeTable()].upsert(replacement)
+        changesWhileSaving.changedObjectIDs.insert(replacement.objectID)
+    }
+
     // MARK: Used by the coordinator
 
     /// Loads the file; the metadata just read counts as written. A file whose metadata has no
@@ -328,10 +382,10 @@ open class AtomicStore: PersistentStore {
     /// Applies a save to the cache and calls ``save()`` once; on any failure the cache and
     /// metadata are as before. Nothing is written when nothing changed. A read-only store
     /// refuses object changes (134070); metadata set on it stays in memory and is never written.
-    func apply(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
-        if request.isEmpty && !metadataChanged { return [:] }
+    func apply(_ request: SaveChangesRequest) throws -> SaveOutcome {
+        if request.isEmpty && !metadataChanged { return SaveOutcome() }
         if isReadOnly {
-            if request.isEmpty { return [:] }
+            if request.isEmpty { return SaveOutcome() }
             throw StoreError(.persistentStoreOperation, "The \(Self.storeType) store at \(url?.path ?? "(no URL)") is read-only", fileURL: url)
         }
         var conflicts: [ObjectID] = []
@@ -353,11 +407,25 @@ open class AtomicStore: PersistentStore {
         let savedTables = tables
         let savedMetadata = metadata
         let savedMetadataChanged = metadataChanged
+        changesWhileSaving = SaveOutcome()
+        keptObjectIDs = request.keptObjectIDs
+        defer {
+            changesWhileSaving = SaveOutcome()
+            keptObjectIDs = []
+        }
         do {
-            let versions = try applyChanges(request)
+            var outcome = SaveOutcome()
+            outcome.versions = try applyChanges(request)
             try save()
             metadataChanged = false
-            return versions
+            outcome.replacedObjectIDs = changesWhileSaving.replacedObjectIDs
+            outcome.changedObjectIDs = changesWhileSaving.changedObjectIDs
+            if !outcome.replacedObjectIDs.isEmpty {
+                var versions: [ObjectID: Int64] = [:]
+                for (id, version) in outcome.versions { versions[outcome.replacedObjectIDs[id] ?? id] = version }
+                outcome.versions = versions
+            }
+            return outcome
         } catch {
             tables = savedTables
             metadata = savedMetadata
