@@ -854,6 +854,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// new row versions. Read-only stores and the model's uniqueness constraints are checked
     /// before anything is written: a save that would leave two objects with the same values for
     /// a constraint throws 133021 listing each ``ConstraintConflict``.
+    ///
     /// The versions are keyed by the objects' IDs after the save: an atomic store may give saved
     /// objects other IDs while writing (``AtomicStore/replaceObjectIDs(_:)``).
     public func save(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
