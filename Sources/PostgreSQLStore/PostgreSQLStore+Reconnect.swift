@@ -35,9 +35,15 @@ extension PostgreSQLStore {
     /// A new connection set up as the store's: its schema first on the search path, read-only
     /// for a read-only store and for a read connection.
     func openSession() throws -> PostgreSQLConnection {
-        let opened = try PostgreSQLConnection(endpoint: endpoint)
-        try opened.execute("SET search_path TO \(PostgreSQLConnection.quote(endpoint.schema))", [], "choosing the schema")
-        if isReadOnly || isReadConnection {
+        try openSession(to: endpoint, readOnly: isReadOnly || isReadConnection)
+    }
+
+    /// A new connection to `server` with the store's schema first on the search path, refusing
+    /// writes with `readOnly`.
+    func openSession(to server: PostgreSQLEndpoint, readOnly: Bool) throws -> PostgreSQLConnection {
+        let opened = try PostgreSQLConnection(endpoint: server)
+        try opened.execute("SET search_path TO \(PostgreSQLConnection.quote(server.schema))", [], "choosing the schema")
+        if readOnly {
             try opened.execute("SET default_transaction_read_only = on", [], "making the connection read-only")
         }
         return opened
@@ -78,6 +84,11 @@ extension PostgreSQLStore {
     func retryingRead<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch is StoreError where replicaConnection?.isBroken == true {
+            // The replica went away: the read goes to the primary, the replica is left alone
+            // for a second.
+            dropReplica()
+            return try retryingRead(body)
         } catch let error as StoreError where connection?.isBroken == true {
             try reconnect(after: error)
             return try body()
