@@ -21,6 +21,12 @@
 # nothing worth keeping. Network namespaces are not used: the servers are separate processes
 # on loopback ports. As root they run as the postgres user.
 set -euo pipefail
+# The servers outlive this script: they get none of the descriptors it inherited besides the
+# standard ones (a test process's own sockets would otherwise stay open in them, and it would
+# wait for them).
+for fd in $(ls /proc/$$/fd); do
+    if ((fd > 2)); then eval "exec $fd>&-"; fi
+done
 folder=/tmp/persistentstores-cluster-pg
 port=${PERSISTENTSTORES_CLUSTER_PORT:-55432}
 standby_port=$((port + 1))

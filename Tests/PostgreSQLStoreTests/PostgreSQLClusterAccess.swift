@@ -1,6 +1,7 @@
 import Foundation
 @testable import PostgreSQLStore
 import StoreCore
+import StoreTestSupport
 import Testing
 
 /// A PostgreSQL primary with a hot standby for the tests of read replicas and failover, as
@@ -65,16 +66,23 @@ struct PostgreSQLClusterAccess {
     @discardableResult
     static func run(_ command: String, environment extra: [String: String] = [:]) throws -> String {
         let script = try #require(Self.script)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, command]
-        process.environment = Self.environment.merging(extra) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(script) \(command) failed: \(printed)")
-        return printed
+        // The output goes to a file: the servers the script starts would keep a pipe open.
+        return try withTemporaryDirectory { directory in
+            let output = directory.appendingPathComponent("cluster.out")
+            FileManager.default.createFile(atPath: output.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: output)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [script, command]
+            process.environment = Self.environment.merging(extra) { $1 }
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            process.waitUntilExit()
+            try handle.close()
+            let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "\(script) \(command) failed: \(printed)")
+            return printed
+        }
     }
 }

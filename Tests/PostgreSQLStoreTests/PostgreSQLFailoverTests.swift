@@ -134,5 +134,8 @@ struct PostgreSQLFailoverTests {
             #expect(code == .persistentStoreIncompleteSave, "save \(index) failed with \(code) but was committed")
         }
         #expect(stored.isSubset(of: Set(outcomes.acknowledged + outcomes.failed.map(\.index))))
+        print(
+            "kill -9 of the primary under synchronous commit: \(outcomes.acknowledged.count) saves acknowledged (\(atKill) before the kill), "
+                + "\(outcomes.failed.count) failed \(outcomes.failed.map { "\($0.index): \($0.code)" }), \(rows.count) rows on the promoted server")
     }
 }
