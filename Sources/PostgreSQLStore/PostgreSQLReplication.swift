@@ -40,7 +40,7 @@ final class PostgreSQLReplication: Sendable {
     ///     the schema, user, password and TLS options the replicas share with the primary).
     /// - Throws: 134080 for a replica that is not a `postgresql://` URI, or an option of the
     ///   wrong kind.
-    static func make(given: PostgreSQLEndpoint, url: URL, options: StoreOptions) throws -> PostgreSQLReplication? {
+    static func make(given: PostgreSQLEndpoint, options: StoreOptions) throws -> PostgreSQLReplication? {
         var texts: [String] = []
         switch options[PostgreSQLOptionKey.replicas] {
         case nil: break

@@ -118,7 +118,7 @@ public final class PostgreSQLStore: IncrementalStore {
         if isReadOnly {
             self.endpoint = given
         } else {
-            self.replication = try PostgreSQLReplication.make(given: given, url: url, options: options)
+            self.replication = try PostgreSQLReplication.make(given: given, options: options)
             self.endpoint = PostgreSQLReplication.prefersStandby(given) ? given.primaryOnly : given
         }
         let metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)

@@ -69,7 +69,7 @@ struct PostgreSQLClusterAccess {
         // The output goes to a file: the servers the script starts would keep a pipe open.
         return try withTemporaryDirectory { directory in
             let output = directory.appendingPathComponent("cluster.out")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
             let handle = try FileHandle(forWritingTo: output)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")

@@ -66,7 +66,7 @@ struct PostgreSQLFailoverTests {
     final class Saver: Sendable {
         struct Outcomes {
             var acknowledged: [Int64] = []
-            var failed: [(index: Int64, code: StoreError.Code)] = []
+            var failed: [(index: Int64, code: StoreError.Code, message: String)] = []
             var stop = false
         }
         let outcomes = Locked(Outcomes())
@@ -82,9 +82,9 @@ struct PostgreSQLFailoverTests {
                     try context.save()
                     outcomes.withLock { $0.acknowledged.append(index) }
                 } catch let error as StoreError {
-                    outcomes.withLock { $0.failed.append((index, error.code)) }
+                    outcomes.withLock { $0.failed.append((index, error.code, error.message)) }
                 } catch {
-                    outcomes.withLock { $0.failed.append((index, .coreData)) }
+                    outcomes.withLock { $0.failed.append((index, .coreData, "\(error)")) }
                 }
                 condition.lock()
                 condition.broadcast()
@@ -130,12 +130,12 @@ struct PostgreSQLFailoverTests {
         let lost = outcomes.acknowledged.filter { !stored.contains($0) }
         #expect(lost.isEmpty, "acknowledged saves lost: \(lost)")
         // A failed save left nothing, unless it failed saying it may have been committed.
-        for (index, code) in outcomes.failed where stored.contains(index) {
+        for (index, code, _) in outcomes.failed where stored.contains(index) {
             #expect(code == .persistentStoreIncompleteSave, "save \(index) failed with \(code) but was committed")
         }
         #expect(stored.isSubset(of: Set(outcomes.acknowledged + outcomes.failed.map(\.index))))
         print(
             "kill -9 of the primary under synchronous commit: \(outcomes.acknowledged.count) saves acknowledged (\(atKill) before the kill), "
-                + "\(outcomes.failed.count) failed \(outcomes.failed.map { "\($0.index): \($0.code)" }), \(rows.count) rows on the promoted server")
+                + "\(outcomes.failed.count) failed \(outcomes.failed.map { "\($0.index): \($0.code) \($0.message)" }), \(rows.count) rows on the promoted server")
     }
 }
