@@ -13,7 +13,7 @@ extension PostgreSQLStore {
     /// without replicas.
     public var replicaStatus: PostgreSQLReplicaStatus? { replication?.status }
 
-    /// The ``replicaStatus`` of the PostgreSQL store `handle` names in `coordinator`; nil when it
+    /// The `replicaStatus` of the PostgreSQL store `handle` names in `coordinator`; nil when it
     /// is not such a store or reads no replicas.
     public static func replicaStatus(of handle: StoreHandle, in coordinator: PersistentStoreCoordinator) -> PostgreSQLReplicaStatus? {
         PostgreSQLReplication.registered(key: PostgreSQLReplication.key(coordinator: coordinator, storeIdentifier: handle.identifier))?.status
