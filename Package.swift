@@ -158,7 +158,10 @@ let package = Package(
             dependencies: ["Conformance", "PersistentStores", "JSONFileStore", "StoreTestSupport", "PlantedStores", "crash-saver"]),
         .testTarget(
             name: "PostgreSQLStoreTests",
-            dependencies: ["PostgreSQLStore", "PersistentStores", "Conformance", "StoreTestSupport", "conflict-saver"]),
+            dependencies: [
+                "PostgreSQLStore", "PersistentStores", "Conformance", "StoreTestSupport", "conflict-saver",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(
             name: "StoreConfigurationTests",
             dependencies: ["StoreConfiguration", "PersistentStores", "JSONFileStore", "StoreTestSupport"]),

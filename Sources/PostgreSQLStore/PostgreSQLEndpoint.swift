@@ -33,6 +33,8 @@ struct PostgreSQLEndpoint: Sendable {
     /// The passwords of the URI and the options, as given and as written: taken out of every
     /// message libpq returns (see ``redact(_:)``).
     let secrets: [String]
+    /// libpq's keywords and values, in order (what ``connectionString`` is made of).
+    private let keywords: [(String, String)]
 
     /// The parameters this framework reads itself; libpq would refuse them.
     static let ownParameters: Set<String> = ["schema"]
@@ -97,8 +99,33 @@ struct PostgreSQLEndpoint: Sendable {
                 "The PostgreSQL schema name \"\(ConnectionURI.redacting(schema, secrets: self.secrets))\" in \(redactedDescription) is not valid: 1 to 63 letters, digits and underscores, not starting with a digit, not pg_… nor information_schema")
         }
         self.schema = schema
-        self.connectionString = keywords.map { "\($0.0)='\(Self.quoted($0.1))'" }.joined(separator: " ")
+        self.keywords = keywords
+        self.connectionString = Self.connectionString(keywords)
     }
+
+    /// The same endpoint with libpq's `keyword` set to `value` (replacing the URI's).
+    private init(_ endpoint: PostgreSQLEndpoint, setting keyword: String, to value: String) {
+        var keywords = endpoint.keywords.filter { $0.0 != keyword }
+        keywords.append((keyword, value))
+        self.keywords = keywords
+        self.connectionString = Self.connectionString(keywords)
+        self.secrets = endpoint.secrets
+        self.schema = endpoint.schema
+        self.redactedDescription = endpoint.redactedDescription
+    }
+
+    /// The keyword/value connection string of `keywords`.
+    private static func connectionString(_ keywords: [(String, String)]) -> String {
+        keywords.map { "\($0.0)='\(Self.quoted($0.1))'" }.joined(separator: " ")
+    }
+
+    /// libpq's `target_session_attrs` as the URI or options give it (nil: libpq's `any`).
+    var targetSessionAttributes: String? { keywords.last { $0.0 == "target_session_attrs" }?.1 }
+
+    /// The same server list, connecting only to a server that takes writes
+    /// (`target_session_attrs=read-write`): how the store reaches the primary when its URI asks
+    /// for a standby (`prefer-standby`).
+    var primaryOnly: PostgreSQLEndpoint { PostgreSQLEndpoint(self, setting: "target_session_attrs", to: "read-write") }
 
     /// `value` for a keyword/value connection string: `\\` and `'` escaped by a backslash.
     private static func quoted(_ value: String) -> String {

@@ -26,6 +26,17 @@ public enum PostgreSQLOptionKey {
     /// records persistent history (`StoreOptionKey.persistentHistoryTracking`) sends and
     /// receives notifications: the history is what a notification points to.
     public static let remoteChangeNotifications = "PersistentStoresPostgreSQLRemoteChangeNotificationsOption"
+    /// Hot standbys that answer reads (read replicas): a `postgresql://` connection URI, several
+    /// separated by spaces, or an array of them; each may be a libpq multi-host URI (with
+    /// `target_session_attrs=prefer-standby`, say). Fetches, counts and faults go to the first
+    /// replica that answers; saves, batch requests and key reservations go to the store's URL.
+    /// After a save, a read waits until the replica has replayed it (at most
+    /// ``replicaWaitTimeout``), else reads the primary. The store's schema, user, password and
+    /// TLS options apply to the replicas too; host and port are each URI's own.
+    public static let replicas = "PersistentStoresPostgreSQLReplicasOption"
+    /// How long, in seconds, a read waits for a replica to replay this store's latest save
+    /// before it reads the primary instead (a number, 0 or more, at most 60; default 1).
+    public static let replicaWaitTimeout = "PersistentStoresPostgreSQLReplicaWaitTimeoutOption"
     /// The server's host name, address or Unix-socket folder (libpq's `host`); overrides the
     /// URL's.
     public static let host = "PersistentStoresPostgreSQLHostOption"
@@ -49,6 +60,8 @@ public enum PostgreSQLOptionKey {
         StoreOption(schema, .string, default: "public (or the URL's schema parameter)", "the schema the store's tables live in"),
         StoreOption(readConnections, .integer, default: "4", "connections (0–64) answering fetches beside saves"),
         StoreOption(reconnectTimeout, .nonNegativeNumber, default: "10", "seconds to keep reconnecting after the connection is lost"),
+        StoreOption(replicas, .string, default: "none", "hot standbys answering reads: URIs separated by spaces (or an array)"),
+        StoreOption(replicaWaitTimeout, .nonNegativeNumber, default: "1", "seconds a read waits for a replica to replay this store's last save"),
         StoreOption(remoteChangeNotifications, .bool, default: "true", "post other processes' saves as remote changes (with history tracking)"),
         StoreOption(host, .string, default: "the URL's", "the server's host, address or Unix-socket folder"),
         StoreOption(port, .integer, default: "the URL's, else 5432", "the server's port"),

@@ -31,16 +31,21 @@ extension PostgreSQLStore: ConcurrentReadingStore {
     public func makeConcurrentFetcher() throws -> (any ConcurrentFetcher)? {
         let size = try Self.readConnections(options: options)
         guard size > 0, let url, let schema else { return nil }
-        let (model, configurationName, options, identifier) = (model, configurationName, options, identifier)
+        let (model, configurationName, options, identifier, replication) = (model, configurationName, options, identifier, replication)
         let observer = connection?.observer
         return ReadConnectionPool(
             size: size,
             open: {
                 let reader = try PostgreSQLStore(model: model, configurationName: configurationName, url: url, options: options)
                 reader.isReadConnection = true
-                let connection = try reader.openSession()
-                connection.observer = observer
-                reader.connection = connection
+                // With replicas, a reader reads a replica and connects to the primary only
+                // when it must (see PostgreSQLStore+Replicas).
+                reader.replication = replication
+                if replication == nil {
+                    let connection = try reader.openSession()
+                    connection.observer = observer
+                    reader.connection = connection
+                }
                 reader.schema = schema
                 reader.metadata[MetadataKey.storeUUID] = .string(identifier)
                 reader.metadataChanged = false
@@ -49,8 +54,11 @@ extension PostgreSQLStore: ConcurrentReadingStore {
             answer: { reader, request in
                 // A lost connection is replaced and the fetch run once more on the new one.
                 try reader.retryingRead {
-                    let (connection, _) = try reader.ready()
                     guard !request.relationshipKeyPathsForPrefetching.isEmpty else { return try reader.fetch(request) }
+                    // Every query of the fetch on one connection, in one snapshot.
+                    let (connection, _) = try reader.readable()
+                    reader.pinnedRead = connection
+                    defer { reader.pinnedRead = nil }
                     return try connection.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
                         try reader.fetch(request)
                     }
@@ -64,5 +72,6 @@ extension PostgreSQLStore: InstrumentedStore {
     /// `instrumentation`, when it observes statements at all.
     package func instrument(_ instrumentation: StoreInstrumentation) {
         connection?.observer = instrumentation.observesStatements ? instrumentation : nil
+        replication?.instrumentation = instrumentation
     }
 }

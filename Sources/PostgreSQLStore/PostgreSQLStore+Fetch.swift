@@ -11,7 +11,7 @@ extension PostgreSQLStore {
     /// connection, so a request run again is neither compiled nor parsed again; only its
     /// parameters travel.
     func fetch(_ request: FetchRequest) throws -> StoreResult {
-        let (connection, schema) = try ready()
+        let (connection, schema) = try readable()
         let cacheable = request.resultType != .dictionaries && FetchRequestShape.isCompact(request)
         if cacheable, let compiled = compiledFetches.value(for: CompiledFetchKey(request: request)), compiled.storeIdentifier == identifier {
             return try run(compiled, request, connection: connection)
@@ -147,7 +147,7 @@ extension PostgreSQLStore {
     /// The values of one object, read by primary key; 133000 when the row does not exist.
     public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
         try retryingRead {
-            let (connection, schema) = try ready()
+            let (connection, schema) = try readable()
             let query = try faultQuery(for: objectID, schema: schema)
             let key = try primaryKey(of: objectID)
             let rows = try connection.execute(
@@ -175,7 +175,7 @@ extension PostgreSQLStore {
     /// are left out.
     public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
         try retryingRead {
-            let (connection, schema) = try ready()
+            let (connection, schema) = try readable()
             var nodes: [IncrementalStoreNode] = []
             nodes.reserveCapacity(objectIDs.count)
             for group in SQLKeysByEntity(objectIDs, storeIdentifier: identifier).groups {
@@ -195,7 +195,7 @@ extension PostgreSQLStore {
     /// The destinations of one relationship of one object, in order for ordered relationships.
     public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
         try retryingRead {
-            let (connection, schema) = try ready()
+            let (connection, schema) = try readable()
             let mapping = try self.mapping(of: objectID.entityName)
             let key = try primaryKey(of: objectID)
             guard let storage = mapping.relationships[relationshipName],

@@ -35,9 +35,15 @@ extension PostgreSQLStore {
     /// A new connection set up as the store's: its schema first on the search path, read-only
     /// for a read-only store and for a read connection.
     func openSession() throws -> PostgreSQLConnection {
-        let opened = try PostgreSQLConnection(endpoint: endpoint)
-        try opened.execute("SET search_path TO \(PostgreSQLConnection.quote(endpoint.schema))", [], "choosing the schema")
-        if isReadOnly || isReadConnection {
+        try openSession(to: endpoint, readOnly: isReadOnly || isReadConnection)
+    }
+
+    /// A new connection to `server` with the store's schema first on the search path, refusing
+    /// writes with `readOnly`.
+    func openSession(to server: PostgreSQLEndpoint, readOnly: Bool) throws -> PostgreSQLConnection {
+        let opened = try PostgreSQLConnection(endpoint: server)
+        try opened.execute("SET search_path TO \(PostgreSQLConnection.quote(server.schema))", [], "choosing the schema")
+        if readOnly {
             try opened.execute("SET default_transaction_read_only = on", [], "making the connection read-only")
         }
         return opened
@@ -78,6 +84,11 @@ extension PostgreSQLStore {
     func retryingRead<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch is StoreError where replicaConnection?.isBroken == true {
+            // The replica went away: the read goes to the primary, the replica is left alone
+            // for a second.
+            dropReplica()
+            return try retryingRead(body)
         } catch let error as StoreError where connection?.isBroken == true {
             try reconnect(after: error)
             return try body()
@@ -132,7 +143,9 @@ extension PostgreSQLStore {
     }
 
     /// Whether the save's transaction was committed: PostgreSQL's record of it
-    /// (`txid_status`, kept until the transaction ID wraps around), waiting a bounded time
+    /// (`txid_status`, kept until the transaction ID wraps around; an ID the server never
+    /// assigned — after a failover to a standby the transaction did not reach — was not
+    /// committed there), waiting a bounded time
     /// while it is still in progress (its old connection not yet gone); when the server does
     /// not know, the rows the save inserted decide (keys are reserved for one store
     /// coordinator only, so a row with such a key was written by this save).
@@ -142,12 +155,20 @@ extension PostgreSQLStore {
             let start = ContinuousClock.now
             var delay = 0.01
             while true {
+                // A server that never assigned the ID (a promoted standby the transaction did not
+                // reach) cannot have committed it; txid_status would refuse it as "in the future".
                 let status = try connection.execute(
-                    "SELECT txid_status($1::bigint)", [.text(String(transactionID))], "reading the outcome of a save whose connection was lost"
+                    """
+                    SELECT CASE WHEN $1::bigint >= txid_snapshot_xmax(txid_current_snapshot()) THEN 'unassigned'
+                        ELSE txid_status($1::bigint) END
+                    """, [.text(String(transactionID))], "reading the outcome of a save whose connection was lost"
                 ).text(0, 0)
                 switch status {
-                case "committed": return .committed
-                case "aborted": return .rolledBack
+                case "committed":
+                    // After a failover the promoted server may have given the same ID to another
+                    // transaction: a save that inserted rows is committed only if they are there.
+                    return try insertedRowsExist(of: request, connection: connection, schema: schema) == false ? .rolledBack : .committed
+                case "aborted", "unassigned": return .rolledBack
                 case "in progress":
                     // Its old connection is not gone yet (a network cut): wait, bounded; a
                     // transaction still running then may commit later, so nothing is retried.
@@ -160,11 +181,19 @@ extension PostgreSQLStore {
                 break
             }
         }
-        guard let first = request.insertedObjects.first, let mapping = schema.entities[first.entityName] else { return .unknown }
+        guard let exists = try insertedRowsExist(of: request, connection: connection, schema: schema) else { return .unknown }
+        return exists ? .committed : .rolledBack
+    }
+
+    /// Whether the first row the save inserted is in the store (keys are reserved for one
+    /// coordinator only, so such a row was written by this save); nil for a save that inserted
+    /// nothing.
+    private func insertedRowsExist(of request: SaveChangesRequest, connection: PostgreSQLConnection, schema: SQLSchema) throws -> Bool? {
+        guard let first = request.insertedObjects.first, let mapping = schema.entities[first.entityName] else { return nil }
         let found = try connection.execute(
             "SELECT count(*) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK = $1", [.text(String(try primaryKey(of: first.objectID)))],
             "reading the rows of a save whose connection was lost")
-        return found.int64(0, 0) == 1 ? .committed : .rolledBack
+        return found.int64(0, 0) == 1
     }
 
     // MARK: Fault injection

@@ -83,6 +83,20 @@ public final class PostgreSQLStore: IncrementalStore {
     let ownTransactions = Locked<Set<Int64>>([])
     /// Posts other processes' saves to the coordinator; nil when the store does not listen.
     var listener: PostgreSQLChangeListener?
+    /// The store's read replicas; nil when it has none (every read goes to `endpoint`).
+    var replication: PostgreSQLReplication?
+    /// The connection to the replica reads go to; nil until one is opened.
+    var replicaConnection: PostgreSQLConnection?
+    /// The replica that connection reaches.
+    var replicaEndpoint: PostgreSQLEndpoint?
+    /// The replica position that connection was last seen to have replayed, and when.
+    var replicaReplayed: (position: UInt64, at: ContinuousClock.Instant)?
+    /// No replica is tried again before this instant (after none could be reached).
+    var replicaRetryAt: ContinuousClock.Instant?
+    /// The connection every read uses while set (a read-only transaction spanning several).
+    var pinnedRead: PostgreSQLConnection?
+    /// The key the store's replication is registered under while it is added.
+    var replicationKey: String?
     /// Fetches compiled to SQL, by request (the most recent 128; see `SQLCompiledFetch`).
     var compiledFetches = CompiledRequestCache<CompiledFetchKey, SQLCompiledFetch<PostgreSQLRowReader>>(capacity: 128)
 
@@ -93,12 +107,20 @@ public final class PostgreSQLStore: IncrementalStore {
         guard let url else {
             throw StoreError(.persistentStoreOpen, "A PostgreSQL store needs a postgresql:// connection URI as its URL")
         }
-        self.endpoint = try PostgreSQLEndpoint(url: url, options: options)
+        let given = try PostgreSQLEndpoint(url: url, options: options)
         self.model = model
         self.configurationName = configurationName
         self.url = url
         self.options = options
         self.isReadOnly = Self.isReadOnly(options: options)
+        // A store that writes reaches the primary even through a URI asking for a standby; a
+        // read-only one connects as the URI says, and reads no replica besides.
+        if isReadOnly {
+            self.endpoint = given
+        } else {
+            self.replication = try PostgreSQLReplication.make(given: given, options: options)
+            self.endpoint = PostgreSQLReplication.prefersStandby(given) ? given.primaryOnly : given
+        }
         let metadata = Self.standardMetadata(identifier: UUID().uuidString, model: model)
         self.metadata = metadata
         self.identifier = metadata[MetadataKey.storeUUID]?.stringValue ?? ""
@@ -147,6 +169,8 @@ public final class PostgreSQLStore: IncrementalStore {
         try prepareHistory(opened)
         connection = opened
         metadataChanged = false
+        // Reads see at least what the primary held when the store was added (its tables).
+        notePrimaryPosition(on: opened)
     }
 
     /// Reads metadata and entity numbers and checks the tables.
@@ -287,6 +311,11 @@ public final class PostgreSQLStore: IncrementalStore {
     /// remote changes from the last transaction committed now on (see
     /// `PostgreSQLChangeListener`).
     public func didAdd(to coordinator: PersistentStoreCoordinator) {
+        if let replication {
+            let key = PostgreSQLReplication.key(coordinator: coordinator, storeIdentifier: identifier)
+            PostgreSQLReplication.register(replication, key: key)
+            replicationKey = key
+        }
         guard recordsHistory, options[PostgreSQLOptionKey.remoteChangeNotifications]?.boolValue ?? true, let connection, let schema,
             listener == nil
         else { return }
@@ -298,13 +327,18 @@ public final class PostgreSQLStore: IncrementalStore {
         listener = PostgreSQLChangeListener(source: source, after: latest, coordinator: coordinator)
     }
 
-    deinit { listener?.stop() }
+    deinit {
+        listener?.stop()
+        if let replicationKey { PostgreSQLReplication.register(nil, key: replicationKey) }
+    }
 
     /// Writes metadata changed since the last save before the store is detached, and stops
     /// listening for other processes' saves.
     public func willRemove(from coordinator: PersistentStoreCoordinator) {
         listener?.stop()
         listener = nil
+        if let replicationKey { PostgreSQLReplication.register(nil, key: replicationKey) }
+        replicationKey = nil
         guard metadataChanged, !isReadOnly, let connection else { return }
         // Detaching cannot fail; a failed write leaves the change pending with the store gone.
         if (try? writeMetadata(metadata, to: connection)) != nil { metadataChanged = false }
@@ -335,10 +369,10 @@ public final class PostgreSQLStore: IncrementalStore {
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch): return try retryingRead { try self.fetch(fetch) }
-        case .save(let save): return try self.save(save)
-        case .batchUpdate(let update): return try batchUpdate(update)
-        case .batchDelete(let delete): return try batchDelete(delete)
-        case .batchInsert(let insert): return try batchInsert(insert)
+        case .save(let save): return try afterWriting { try self.save(save) }
+        case .batchUpdate(let update): return try afterWriting { try batchUpdate(update) }
+        case .batchDelete(let delete): return try afterWriting { try batchDelete(delete) }
+        case .batchInsert(let insert): return try afterWriting { try batchInsert(insert) }
         }
     }
 
@@ -354,7 +388,9 @@ public final class PostgreSQLStore: IncrementalStore {
 
     /// The mapping of an entity held by this store.
     func mapping(of entityName: String) throws -> SQLEntityMapping {
-        let (_, schema) = try ready()
+        guard let schema else {
+            throw StoreError(.persistentStoreOperation, "\(capitalizedPlace) is not open (loadMetadata has not run)")
+        }
         guard let mapping = schema.entities[entityName] else {
             throw StoreError(
                 .persistentStoreOperation, "The PostgreSQL store \(identifier) does not hold entity \(entityName)", entityName: entityName)

@@ -239,6 +239,12 @@ package final class StoreInstrumentation: Sendable {
         if let openConnections { metrics.readConnections.record(openConnections) }
     }
 
+    /// Records how far, in bytes of write-ahead log, the read replica a store reads lags behind
+    /// the primary, each time the store measures it (PostgreSQL with read replicas).
+    package func replicaLag(bytes: Int64) {
+        metrics?.replicaLag.record(bytes)
+    }
+
     // MARK: Spans
 
     private func startSpan(_ operation: String, entity: String?) -> (any Span)? {

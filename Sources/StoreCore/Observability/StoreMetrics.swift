@@ -19,6 +19,7 @@ package final class StoreMetrics: Sendable {
     let migrationDuration: CoreMetrics.Timer
     let readConnections: Gauge
     let readPoolBusy: Counter
+    let replicaLag: Gauge
 
     /// The metrics of a store of `type` named `name`, made by `factory`.
     init(type: String, name: String, factory: any MetricsFactory) {
@@ -42,6 +43,7 @@ package final class StoreMetrics: Sendable {
         migrationDuration = timer("persistence.migration.duration")
         readConnections = Gauge(label: "persistence.read_pool.connections", dimensions: dimensions, factory: factory)
         readPoolBusy = counter("persistence.read_pool.busy")
+        replicaLag = Gauge(label: "persistence.replica.lag_bytes", dimensions: dimensions, factory: factory)
     }
 }
 

@@ -1,0 +1,88 @@
+import Foundation
+@testable import PostgreSQLStore
+import StoreCore
+import StoreTestSupport
+import Testing
+
+/// A PostgreSQL primary with a hot standby for the tests of read replicas and failover, as
+/// `scripts/postgres-cluster.sh` starts it (scripts/ci-checks.sh does, and exports its URIs):
+/// `PERSISTENTSTORES_POSTGRES_PRIMARY_URL` and `PERSISTENTSTORES_POSTGRES_STANDBY_URL`, and
+/// for the failover tests, which stop, kill and promote servers, the script itself in
+/// `PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT`. Without them those tests are skipped, saying so.
+struct PostgreSQLClusterAccess {
+    let primary: String
+    let standby: String
+
+    static let environment = ProcessInfo.processInfo.environment
+    /// Whether a cluster is given.
+    static let isAvailable = !(environment["PERSISTENTSTORES_POSTGRES_PRIMARY_URL"] ?? "").isEmpty
+        && !(environment["PERSISTENTSTORES_POSTGRES_STANDBY_URL"] ?? "").isEmpty
+    /// Why the replica tests do not run.
+    static let skipReason: Comment =
+        "no primary and hot standby: set PERSISTENTSTORES_POSTGRES_PRIMARY_URL and PERSISTENTSTORES_POSTGRES_STANDBY_URL (scripts/postgres-cluster.sh start prints them; scripts/ci-checks.sh does this)"
+    /// The cluster script, for tests that stop, kill and promote its servers.
+    static let script = environment["PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Why the failover tests do not run.
+    static let failoverSkipReason: Comment =
+        "no cluster to fail over: set PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT to scripts/postgres-cluster.sh (it is run as root or as the postgres user; scripts/ci-checks.sh does this)"
+
+    init() throws {
+        primary = try #require(Self.environment["PERSISTENTSTORES_POSTGRES_PRIMARY_URL"])
+        standby = try #require(Self.environment["PERSISTENTSTORES_POSTGRES_STANDBY_URL"])
+    }
+
+    /// A fresh schema name.
+    static func freshSchema(_ label: String) -> String {
+        "\(label)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
+    }
+
+    /// `uri` with `parameters` added to its query, read as libpq would (multi-host URIs too).
+    static func url(_ uri: String, _ parameters: [(String, String)]) throws -> URL {
+        var connection = try ConnectionURI(uri)
+        for (name, value) in parameters { connection = connection.settingParameter(name, to: value) }
+        return connection.url
+    }
+
+    /// The primary's and the standby's host:port lists joined into one multi-host URI asking
+    /// for `attributes` (`read-write`, `prefer-standby`), with `schema`.
+    func multiHostURL(_ attributes: String, schema: String) throws -> URL {
+        let hosts = try [primary, standby].map { uri -> String in
+            let parsed = try ConnectionURI(uri)
+            return "\(parsed.hosts.first ?? ""):\(parsed.ports.first ?? "")"
+        }
+        let user = try ConnectionURI(primary).user ?? "postgres"
+        let database = try ConnectionURI(primary).database ?? "postgres"
+        return try Self.url(
+            "postgresql://\(user)@\(hosts.joined(separator: ","))/\(database)", [("target_session_attrs", attributes), ("schema", schema)])
+    }
+
+    /// A connection to `uri` as its user (the cluster's administrator).
+    static func admin(_ uri: String) throws -> PostgreSQLConnection {
+        try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(text: uri))
+    }
+
+    /// Runs the cluster script with `command` (and `environment`), failing the test when it
+    /// fails; returns what it printed.
+    @discardableResult
+    static func run(_ command: String, environment extra: [String: String] = [:]) throws -> String {
+        let script = try #require(Self.script)
+        // The output goes to a file: the servers the script starts would keep a pipe open.
+        return try withTemporaryDirectory { directory in
+            let output = directory.appendingPathComponent("cluster.out")
+            #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
+            let handle = try FileHandle(forWritingTo: output)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [script, command]
+            process.environment = Self.environment.merging(extra) { $1 }
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            process.waitUntilExit()
+            try handle.close()
+            let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "\(script) \(command) failed: \(printed)")
+            return printed
+        }
+    }
+}
