@@ -38,6 +38,9 @@ final class PostgreSQLConnection {
         }
         self.handle = handle
         self.endpoint = endpoint
+        // Opened while a coordinator adds a store (its schema created, its metadata read, a
+        // migration): the statements report to that store's instrumentation from the first one.
+        self.observer = StoreInstrumentation.statementObserverWhileAdding
         // Notices (such as "schema already exists, skipping") are not errors: libpq would print
         // them on standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)

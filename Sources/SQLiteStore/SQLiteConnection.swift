@@ -52,6 +52,9 @@ final class SQLiteConnection {
         self.handle = db
         self.url = url
         self.isReadOnly = readOnly
+        // Opened while a coordinator adds a store (its metadata read, its schema created, a
+        // migration): the statements report to that store's instrumentation from the first one.
+        self.observer = StoreInstrumentation.statementObserverWhileAdding
         sqlite3_extended_result_codes(db, 1)
     }
 

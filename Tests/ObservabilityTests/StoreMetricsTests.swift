@@ -54,6 +54,53 @@ struct StoreMetricsTests {
         }
     }
 
+    @Test("Objects registered in contexts are a gauge over every context of the coordinator")
+    func registeredObjects() throws {
+        try withTemporaryDirectory { directory in
+            let metrics = TestMetrics()
+            let coordinator = try ObservabilityFixture.coordinator(
+                at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(metricsFactory: metrics))
+            try ObservabilityFixture.insertTeams(["Lions", "Tigers", "Bears"], into: coordinator)
+            let gauge = try metrics.expectGauge("persistence.objects.registered", [("store.name", "coordinator")])
+            #expect(gauge.values == [3, 0], "the saving context held 3 objects, then was freed")
+
+            let first = ManagedObjectContext(coordinator: coordinator)
+            #expect(try first.fetch(FetchRequest(entityName: "Team")).count == 3)
+            #expect(gauge.lastValue == 3)
+            do {
+                let second = ManagedObjectContext(coordinator: coordinator)
+                var request = FetchRequest(entityName: "Team")
+                request.fetchLimit = 2
+                #expect(try second.fetch(request).count == 2)
+                #expect(gauge.lastValue == 5, "both contexts' objects count")
+                try second.insert(entityName: "Team").setValue(.string("Wolves"), forKey: "name")
+                try second.save()
+                #expect(gauge.lastValue == 6, "an inserted object counts once the context settles (its save)")
+                second.reset()
+                #expect(gauge.lastValue == 3, "a reset context holds none")
+            }
+            first.reset()
+            #expect(gauge.lastValue == 0)
+        }
+    }
+
+    @Test("A context freed with objects registered takes them off the gauge")
+    func registeredObjectsOfAFreedContext() throws {
+        try withTemporaryDirectory { directory in
+            let metrics = TestMetrics()
+            let coordinator = try ObservabilityFixture.coordinator(
+                at: directory.appendingPathComponent("League.sqlite"), observability: StoreObservability(metricsFactory: metrics, name: "League"))
+            try ObservabilityFixture.insertTeams(["Lions", "Tigers"], into: coordinator)
+            func fetchInAContextOfItsOwn() throws -> Int {
+                try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Team")).count
+            }
+            #expect(try fetchInAContextOfItsOwn() == 2)
+            let gauge = try metrics.expectGauge("persistence.objects.registered", [("store.name", "League")])
+            #expect(gauge.values.max() == 2)
+            #expect(gauge.lastValue == 0, "every context is freed: \(gauge.values)")
+        }
+    }
+
     @Test("Metric objects are made once per store, not per operation")
     func metricsMadeOnce() throws {
         try withTemporaryDirectory { directory in

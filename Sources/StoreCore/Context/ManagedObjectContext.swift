@@ -90,6 +90,9 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var rowsToRetain: [ObjectID] = []
     @exclusivity(unchecked) private var rowsToRelease: [ObjectID] = []
     #endif
+    /// The number of registered objects this context last added to its coordinator's
+    /// `persistence.objects.registered` gauge (only kept when metrics are on).
+    private var reportedRegisteredCount = 0
     /// Errors of non-throwing typed setters, thrown by the next save.
     var deferredErrors: [StoreError] = []
 
@@ -137,6 +140,7 @@ public final class ManagedObjectContext {
 
     deinit {
         for stream in eventStreams { stream.continuation.finish() }
+        if reportedRegisteredCount != 0 { coordinator.registeredObjectsGauge?.add(-reportedRegisteredCount) }
         // The rows of every object this context filled are no longer held by it (a child
         // context holds none: its parent does).
         if parent == nil {
@@ -1047,8 +1051,13 @@ public final class ManagedObjectContext {
 
     // MARK: Row cache holds
 
-    /// Tells the coordinator which rows this context's objects now hold or let go.
+    /// Tells the coordinator which rows this context's objects now hold or let go, and, when
+    /// metrics are on, how the number of objects registered here changed.
     func settleRows() {
+        if let gauge = coordinator.registeredObjectsGauge, registered.count != reportedRegisteredCount {
+            gauge.add(registered.count - reportedRegisteredCount)
+            reportedRegisteredCount = registered.count
+        }
         guard !rowsToRetain.isEmpty || !rowsToRelease.isEmpty else { return }
         guard parent == nil else {
             // A child's objects are filled from its parent's objects, not from counted rows.

@@ -47,6 +47,8 @@ public final class PersistentStoreCoordinator: Sendable {
     let tracer: (any Tracer)?
     /// The rows in the row cache, recorded after fetches and saves; nil without metrics.
     let rowCacheGauge: Gauge?
+    /// The objects registered in the coordinator's contexts; nil without metrics.
+    let registeredObjectsGauge: RegisteredObjectsGauge?
     /// Counts the saves in progress and refuses new ones once the coordinator is closing.
     let saveGate = SaveGate()
 
@@ -139,6 +141,7 @@ public final class PersistentStoreCoordinator: Sendable {
         self.rowCacheGauge = metricsFactory.map {
             Gauge(label: "persistence.row_cache.rows", dimensions: [("store.name", observability.name ?? "coordinator")], factory: $0)
         }
+        self.registeredObjectsGauge = metricsFactory.map { RegisteredObjectsGauge(name: observability.name ?? "coordinator", factory: $0) }
         self.state = Locked(State())
         self.uniqueness = UniquenessCheck(model: model)
         self.hasDerivedAttributes = model.entities.contains { $0.attributes.contains { $0.derivationExpression != nil } }
@@ -262,12 +265,14 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             // Checks the store against the model; migrates it first when the options ask for it
             // (Migration/PersistentStoreCoordinator+Migration.swift).
-            // An automatic migration while opening reports to the store's instrumentation.
-            let store = try StoreInstrumentation.$migrating.withValue(instrumentation(storeType: type, url: url)) {
+            // What the store reports to, from its first statement: the connections opened
+            // while it is opened (and migrated) take it, and an automatic migration reports to it.
+            let instrumentation = self.instrumentation(storeType: type, url: url)
+            let store = try StoreInstrumentation.$adding.withValue(instrumentation) {
                 try Self.openStore(
                     storeClass, model: model, versions: versions, configuration: configuration, url: url, options: options)
             }
-            return try attach(store, type: type, state: &state)
+            return try attach(store, type: type, instrumentation: instrumentation, state: &state)
         }
     }
 
@@ -303,8 +308,11 @@ public final class PersistentStoreCoordinator: Sendable {
             tracer: tracer)
     }
 
-    /// Puts a loaded and checked store into the coordinator's slots and returns its handle.
-    func attach(_ store: any PersistentStore, type: String, state: inout State) throws -> StoreHandle {
+    /// Puts a loaded and checked store into the coordinator's slots and returns its handle;
+    /// `instrumentation` is what it was opened with (``instrumentation(storeType:url:)``).
+    func attach(
+        _ store: any PersistentStore, type: String, instrumentation: StoreInstrumentation?, state: inout State
+    ) throws -> StoreHandle {
         let storeClass = Swift.type(of: store)
         if state.slots.contains(where: { $0.handle.identifier == store.identifier }) {
             throw StoreError(
@@ -314,7 +322,6 @@ public final class PersistentStoreCoordinator: Sendable {
         let handle = StoreHandle(
             identifier: store.identifier, type: type, url: store.url, configurationName: store.configurationName,
             isReadOnly: store.isReadOnly, options: store.options)
-        let instrumentation = self.instrumentation(storeType: type, url: store.url)
         // Before the fetcher is made, so the read pool's connections report too.
         if let instrumentation, let instrumented = store as? any InstrumentedStore { instrumented.instrument(instrumentation) }
         var fetcher: (any ConcurrentFetcher)?

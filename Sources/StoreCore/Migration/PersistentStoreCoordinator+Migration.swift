@@ -104,7 +104,7 @@ extension PersistentStoreCoordinator {
                     at: url, storeClass: storeClass, steps: [(sourceModel, model, mapping)], configuration: configuration,
                     options: options, progress: nil)
             }
-            if let instrumentation = StoreInstrumentation.migrating {
+            if let instrumentation = StoreInstrumentation.adding {
                 try instrumentation.migration(migrate)
             } else {
                 try migrate()
@@ -189,13 +189,17 @@ extension PersistentStoreCoordinator {
             state.writeGeneration &+= 1
             do {
                 let added: any PersistentStore
+                let instrumentation = self.instrumentation(storeType: type, url: url)
                 if url != nil && destinationClass.capabilities.contains(.persistent) {
-                    added = try Self.openStore(
-                        destinationClass, model: model, versions: modelVersions, configuration: source.configurationName, url: url, options: options)
+                    added = try StoreInstrumentation.$adding.withValue(instrumentation) {
+                        try Self.openStore(
+                            destinationClass, model: model, versions: modelVersions, configuration: source.configurationName, url: url,
+                            options: options)
+                    }
                 } else {
                     added = destination
                 }
-                let newHandle = try attach(added, type: type, state: &state)
+                let newHandle = try attach(added, type: type, instrumentation: instrumentation, state: &state)
                 removed.store.willRemove(from: self)
                 state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
                 return newHandle

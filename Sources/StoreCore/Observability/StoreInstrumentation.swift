@@ -39,9 +39,18 @@ package final class StoreInstrumentation: Sendable {
     /// spans record the query text).
     @TaskLocal static var currentSpan: (any Span)?
 
-    /// The instrumentation of the store being added, while the coordinator opens it (an
-    /// automatic migration reports to it).
-    @TaskLocal static var migrating: StoreInstrumentation?
+    /// The instrumentation of the store being added, while the coordinator opens it: an
+    /// automatic migration reports to it, and every connection opened meanwhile (reading the
+    /// metadata, creating the schema, migrating) reports its statements to it, so they are
+    /// logged as any later statement.
+    @TaskLocal static var adding: StoreInstrumentation?
+
+    /// What a connection opened now reports its statements to: the instrumentation of the store
+    /// being added, when it observes statements; nil otherwise (and outside an add).
+    package static var statementObserverWhileAdding: StoreInstrumentation? {
+        guard let instrumentation = adding, instrumentation.observesStatements else { return nil }
+        return instrumentation
+    }
 
     /// The instrumentation of a store, or nil when nothing would be reported.
     package init?(
