@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PersistenceService
 import PersistentStores
 
@@ -39,15 +40,19 @@ public struct LeagueStore: Sendable {
     /// - Parameters:
     ///   - environment: the `PERSISTENCE_*` variables (docs/configuration.md).
     ///   - logger: where the stores log their statements (SQL at `debug` with duration and row
-    ///     count, bound values at `trace`; docs/observability.md); nil for none. Metrics and
-    ///     tracing go to the backends the process bootstrapped (none: no cost).
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger? = nil) throws {
+    ///     count, bound values at `trace`; docs/observability.md); nil for none.
+    ///   - metricsFactory: where the store's metrics go; nil for the backend the process
+    ///     bootstrapped (none: no cost). Tracing goes to the tracer the process bootstrapped.
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
+    ) throws {
         PersistentStores.registerBuiltInStoreTypes()
         var defaults = ["persistence.name": "League"]
         if environment["PERSISTENCE_STORE_URL"] != nil { defaults["persistence.store.type"] = "PostgreSQL" }
         let sources = try StoreConfigurationSources(environment: environment, defaults: defaults)
         let container = try sources.makeContainer(
-            name: "League", model: Self.model(), observability: StoreObservability(logger: logger, name: "League"))
+            name: "League", model: Self.model(), observability: StoreObservability(logger: logger, metricsFactory: metricsFactory, name: "League"))
         try container.loadPersistentStores()
         coordinator = container.persistentStoreCoordinator
         service = try PersistenceService(container: container)

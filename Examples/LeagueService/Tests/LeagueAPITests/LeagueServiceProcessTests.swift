@@ -7,8 +7,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The `LeagueService` executable as it is deployed: started as a process, sent a request, then
-/// SIGTERM. The ServiceGroup stops the server, the store finishes and closes (SQLite folds its
+/// The `LeagueService` executable as it is deployed: started as a process (with
+/// `LEAGUE_METRICS=prometheus`), sent a request, its `/metrics` read, then SIGTERM. The ServiceGroup stops the server, the store finishes and closes (SQLite folds its
 /// WAL into the database), and the process exits 0; what was saved is in the file.
 @Suite(.enabled(if: leagueServiceExecutable != nil, "the LeagueService executable was not found beside the tests"))
 struct LeagueServiceProcessTests {
@@ -23,6 +23,7 @@ struct LeagueServiceProcessTests {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PERSISTENCE_") }
         environment["PERSISTENCE_STORE_PATH"] = file.path
         environment["LEAGUE_PORT"] = "0"
+        environment["LEAGUE_METRICS"] = "prometheus"
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -48,6 +49,12 @@ struct LeagueServiceProcessTests {
         request.httpBody = Data(#"{"name":"Crew","city":"Columbus"}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
+        // LEAGUE_METRICS=prometheus bootstrapped swift-metrics before the store was made.
+        let (metrics, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(serverPort)/metrics")))
+        let text = String(decoding: metrics, as: UTF8.self)
+        let saves = text.split(separator: "\n").first { $0.hasPrefix("persistence_saves{") }
+        #expect(saves?.contains(#"store_name="League""#) == true, "\(text)")
+        #expect(saves?.hasSuffix(" 1") == true, "one save: \(saves ?? "none")")
 
         process.terminate()  // SIGTERM
         _ = output.fileHandleForReading.readDataToEndOfFile()
