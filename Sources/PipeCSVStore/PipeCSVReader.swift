@@ -108,6 +108,8 @@ struct PipeCSVReader {
         /// The ID of the entity's first record: later IDs are made from it with another
         /// reference object, without looking the entity and store names up again.
         var prototypeID: ObjectID?
+        /// The number of records of the entity read so far.
+        var recordCount = 0
 
         init(entityName: String, layout: EntityLayout, model: ObjectModel) {
             self.entityName = entityName
@@ -227,11 +229,14 @@ struct PipeCSVReader {
 
     // MARK: Records
 
-    /// The cache nodes of the record lines; `objectID` makes the ID of an entity and reference.
-    /// `expectedRecords`, when given, is the count the end line states.
-    func nodes(
-        of lines: ArraySlice<Line>, expectedRecords: Int?, objectID: (String, String) -> ObjectID
-    ) throws -> [AtomicStoreCacheNode] {
+    /// Reads the record lines into cache nodes and hands each to `add` (after every line was
+    /// read and every reference resolved to a line); `reserve` first hears each entity's node
+    /// count. `objectID` makes the ID of an entity and reference. `expectedRecords`, when
+    /// given, is the count the end line states.
+    func readNodes(
+        of lines: ArraySlice<Line>, expectedRecords: Int?, objectID: (String, String) -> ObjectID,
+        reserve: (String, Int) -> Void, add: (consuming AtomicStoreCacheNode) -> Void
+    ) throws {
         var state = LoadState()
         state.records.reserveCapacity(lines.count)
         state.owners.reserveCapacity(lines.count)
@@ -257,8 +262,7 @@ struct PipeCSVReader {
 
         var records = state.records
         state.records = []
-        var nodes: [AtomicStoreCacheNode] = []
-        nodes.reserveCapacity(records.count)
+        for plan in state.plans.values { reserve(plan.entityName, plan.recordCount) }
         for index in records.indices {
             // Take the values out of the table, so that `values` holds the only reference and
             // setting a to-one copies nothing.
@@ -274,9 +278,8 @@ struct PipeCSVReader {
                 case .toOne(let r, _), .toMany(let r, _): relationship = r
                 case .attribute: continue
                 }
-                var destinations: [ObjectID] = []
-                destinations.reserveCapacity(pending.references.count)
-                for reference in state.references[pending.references] {
+                // The ID of the record a reference names, checked against the destination entity.
+                func destination(of reference: PendingReference) throws -> ObjectID {
                     guard let owner = state.owners[reference.key] else {
                         throw failure(
                             record.line,
@@ -295,17 +298,22 @@ struct PipeCSVReader {
                         }
                         property.acceptedDestination = ObjectIdentifier(destination)
                     }
-                    destinations.append(records[owner].objectID)
+                    return records[owner].objectID
                 }
                 switch property.kind {
-                case .toMany(_, let slot): toManys[slot] = destinations
-                case .toOne(_, let slot): if let destination = destinations.first { values[slot] = .objectID(destination) }
+                case .toMany(_, let slot):
+                    var destinations: [ObjectID] = []
+                    destinations.reserveCapacity(pending.references.count)
+                    for reference in state.references[pending.references] { destinations.append(try destination(of: reference)) }
+                    toManys[slot] = destinations
+                case .toOne(_, let slot):
+                    // A to-one holds exactly one reference (checked as the line was read): no array.
+                    for reference in state.references[pending.references] { values[slot] = .objectID(try destination(of: reference)) }
                 case .attribute: break
                 }
             }
-            nodes.append(AtomicStoreCacheNode(objectID: record.objectID, layout: plan.layout, values: values, toManys: toManys))
+            add(AtomicStoreCacheNode(objectID: record.objectID, layout: plan.layout, values: values, toManys: toManys))
         }
-        return nodes
     }
 
     /// What reading the record lines builds up: the records, the owner of each reference, the
@@ -464,6 +472,7 @@ struct PipeCSVReader {
             id = objectID(entityName, reference)
             plan.prototypeID = id
         }
+        plan.recordCount += 1
         state.records.append(Record(
             line: line.number, plan: plan, objectID: id, values: values,
             relationships: relationshipsStart..<state.relationships.count))
@@ -609,7 +618,7 @@ struct PipeCSVReader {
                 return PipeCSVDateFormat.parse(utf8: Array(raw)).map(StoreValue.date)
             case .string:
                 guard !raw.contains(PipeCSVEscaping.escape) else { return nil }
-                return String(validating: raw, as: UTF8.self).map(StoreValue.string)
+                return UTF8Text.string(raw).map(StoreValue.string)
             default:
                 return nil
             }
@@ -642,7 +651,7 @@ struct PipeCSVReader {
             // `range` is a range of `bytes` (every caller passes one it found in them).
             guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
             let raw = UnsafeBufferPointer(rebasing: buffer[range])
-            return raw.contains(PipeCSVEscaping.escape) ? nil : .some(String(validating: raw, as: UTF8.self))
+            return raw.contains(PipeCSVEscaping.escape) ? nil : .some(UTF8Text.string(raw))
         }
         if case .some(.some(let text)) = plain { return text }
         if let text = String(validating: PipeCSVEscaping.unescape(bytes, range), as: UTF8.self) { return text }
