@@ -164,7 +164,9 @@ public final class AtomicBinaryStore: AtomicStore {
             model: model, configurationName: configurationName, storeIdentifier: identifier, limits: limits)
         let before = cacheNodeCount
         let summary = try file.withData { bytes throws(BinaryReadFailure) in
-            let summary = try decoder.decode(bytes, reserve: { reserveCacheCapacity($1, ofEntity: $0) }) { addCacheNode($0) }
+            let summary = try decoder.decode(bytes, reserve: { reserveCacheCapacity($1, ofEntity: $0) }) {
+                addCheckedCacheNode($0)  // the decoder checks the object count and value lengths
+            }
             if cacheNodeCount - before != summary.nodeCount {
                 // Two directory entries with the same entity and reference object: one node replaced the other.
                 let duplicate = decoder.firstDuplicate(in: bytes)

@@ -131,7 +131,9 @@ struct BinaryDataDecoder {
 
         for nodeIndex in block.nodes {
             let version = Int64(bitPattern: try reader.varint("the version of \(entity) node \(nodeIndex)"))
-            var values = emptyValues
+            // A new array rather than a copy of the layout's empty values, which the first
+            // value set would copy again.
+            var values = [StoreValue](repeating: .null, count: emptyValues.count)
             var toManys = emptyToManys
             for column in slots.indices {
                 switch slots[column] {

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 
 /// Why bytes of a Binary store file cannot be read: where (an offset within the bytes the
 /// reader was given) and why. ``AtomicBinaryStore`` turns it into a ``StoreError`` that names
@@ -203,28 +204,7 @@ struct BinaryReader {
             raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
     }
 
-    /// The string that UTF-8 bytes spell, or nil when they are not valid UTF-8. ASCII (most
-    /// names and many values) is checked eight bytes at a time and decoded without a second
-    /// validation; anything else goes through the standard library's validation.
-    static func text(_ raw: UnsafeBufferPointer<UInt8>) -> String? {
-        if isASCII(raw) { return String(decoding: raw, as: UTF8.self) }
-        return String(validating: raw, as: UTF8.self)
-    }
-
-    private static func isASCII(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = raw.count
-        guard let start = raw.baseAddress else { return true }
-        let words = UnsafeRawPointer(start)
-        var offset = 0
-        var accumulated: UInt64 = 0
-        while offset + 8 <= count {
-            accumulated |= words.loadUnaligned(fromByteOffset: offset, as: UInt64.self)  // offset + 8 <= count
-            offset += 8
-        }
-        while offset < count {
-            accumulated |= UInt64(start[offset])  // offset < count
-            offset += 1
-        }
-        return accumulated & 0x8080_8080_8080_8080 == 0
-    }
+    /// The string that UTF-8 bytes spell, or nil when they are not valid UTF-8 (ASCII checked
+    /// eight bytes at a time, see `UTF8Text`).
+    static func text(_ raw: UnsafeBufferPointer<UInt8>) -> String? { UTF8Text.string(raw) }
 }

@@ -68,9 +68,9 @@ struct PipeCSVReader {
         /// An attribute of this type in value slot `n`.
         case attribute(AttributeType, Int)
         /// A to-one relationship in value slot `n`.
-        case toOne(RelationshipDescription, Int)
+        case toOne(Int)
         /// A to-many relationship in to-many slot `n`.
-        case toMany(RelationshipDescription, Int)
+        case toMany(Int)
     }
 
     /// A stored property of an entity as lines name it (a class: reading one per field costs
@@ -83,11 +83,14 @@ struct PipeCSVReader {
         /// The entity plan a reference of this relationship last resolved to, once checked
         /// against the destination entity (most references of a relationship point to one entity).
         var acceptedDestination: ObjectIdentifier?
+        /// A relationship's destination entity; empty for an attribute.
+        let destinationEntityName: String
 
-        init(name: String, nameBytes: [UInt8], kind: PropertyKind) {
+        init(name: String, nameBytes: [UInt8], kind: PropertyKind, destinationEntityName: String = "") {
             self.name = name
             self.nameBytes = nameBytes
             self.kind = kind
+            self.destinationEntityName = destinationEntityName
         }
     }
 
@@ -108,6 +111,8 @@ struct PipeCSVReader {
         /// The ID of the entity's first record: later IDs are made from it with another
         /// reference object, without looking the entity and store names up again.
         var prototypeID: ObjectID?
+        /// The number of records of the entity read so far.
+        var recordCount = 0
 
         init(entityName: String, layout: EntityLayout, model: ObjectModel) {
             self.entityName = entityName
@@ -121,12 +126,14 @@ struct PipeCSVReader {
             for relationship in model.relationships(of: entityName).sorted(by: { $0.name < $1.name }) where !relationship.isTransient {
                 let kind: PropertyKind?
                 if relationship.isToMany {
-                    kind = layout.toManySlot(of: relationship.name).map { .toMany(relationship, $0) }
+                    kind = layout.toManySlot(of: relationship.name).map { .toMany($0) }
                 } else {
-                    kind = layout.toOneSlot(of: relationship.name).map { .toOne(relationship, $0) }
+                    kind = layout.toOneSlot(of: relationship.name).map { .toOne($0) }
                 }
                 guard let kind else { continue }
-                properties.append(Property(name: relationship.name, nameBytes: Array(relationship.name.utf8), kind: kind))
+                properties.append(Property(
+                    name: relationship.name, nameBytes: Array(relationship.name.utf8), kind: kind,
+                    destinationEntityName: relationship.destinationEntityName))
             }
             self.properties = properties
             self.byName = Dictionary(properties.enumerated().map { ($1.name, $0) }) { first, _ in first }
@@ -227,11 +234,14 @@ struct PipeCSVReader {
 
     // MARK: Records
 
-    /// The cache nodes of the record lines; `objectID` makes the ID of an entity and reference.
-    /// `expectedRecords`, when given, is the count the end line states.
-    func nodes(
-        of lines: ArraySlice<Line>, expectedRecords: Int?, objectID: (String, String) -> ObjectID
-    ) throws -> [AtomicStoreCacheNode] {
+    /// Reads the record lines into cache nodes and hands each to `add` (after every line was
+    /// read and every reference resolved to a line); `reserve` first hears each entity's node
+    /// count. `objectID` makes the ID of an entity and reference. `expectedRecords`, when
+    /// given, is the count the end line states.
+    func readNodes(
+        of lines: ArraySlice<Line>, expectedRecords: Int?, objectID: (String, String) -> ObjectID,
+        reserve: (String, Int) -> Void, add: (consuming AtomicStoreCacheNode) -> Void
+    ) throws {
         var state = LoadState()
         state.records.reserveCapacity(lines.count)
         state.owners.reserveCapacity(lines.count)
@@ -257,8 +267,7 @@ struct PipeCSVReader {
 
         var records = state.records
         state.records = []
-        var nodes: [AtomicStoreCacheNode] = []
-        nodes.reserveCapacity(records.count)
+        for plan in state.plans.values { reserve(plan.entityName, plan.recordCount) }
         for index in records.indices {
             // Take the values out of the table, so that `values` holds the only reference and
             // setting a to-one copies nothing.
@@ -269,14 +278,11 @@ struct PipeCSVReader {
             var toManys = plan.emptyToManys
             for pending in state.relationships[record.relationships] {
                 let property = plan.properties[pending.property]
-                let relationship: RelationshipDescription
-                switch property.kind {
-                case .toOne(let r, _), .toMany(let r, _): relationship = r
-                case .attribute: continue
-                }
-                var destinations: [ObjectID] = []
-                destinations.reserveCapacity(pending.references.count)
-                for reference in state.references[pending.references] {
+                // A relationship's destination entity, read from the property (not copied out
+                // of a relationship description per record).
+                let destinationEntityName = property.destinationEntityName
+                // The ID of the record a reference names, checked against the destination entity.
+                func destination(of reference: PendingReference) throws -> ObjectID {
                     guard let owner = state.owners[reference.key] else {
                         throw failure(
                             record.line,
@@ -285,27 +291,32 @@ struct PipeCSVReader {
                     }
                     let destination = records[owner].plan
                     if property.acceptedDestination != ObjectIdentifier(destination) {
-                        guard destination.entityName == relationship.destinationEntityName
-                            || model.isEntity(destination.entityName, kindOf: relationship.destinationEntityName)
+                        guard destination.entityName == destinationEntityName
+                            || model.isEntity(destination.entityName, kindOf: destinationEntityName)
                         else {
                             throw failure(
                                 record.line,
-                                "relationship \(property.name) refers to \"\(referenceText(reference.range))\", a \(destination.entityName) (line \(records[owner].line)), but its destination is \(relationship.destinationEntityName)",
+                                "relationship \(property.name) refers to \"\(referenceText(reference.range))\", a \(destination.entityName) (line \(records[owner].line)), but its destination is \(destinationEntityName)",
                                 entity: record.entity, property: property.name)
                         }
                         property.acceptedDestination = ObjectIdentifier(destination)
                     }
-                    destinations.append(records[owner].objectID)
+                    return records[owner].objectID
                 }
                 switch property.kind {
-                case .toMany(_, let slot): toManys[slot] = destinations
-                case .toOne(_, let slot): if let destination = destinations.first { values[slot] = .objectID(destination) }
+                case .toMany(let slot):
+                    var destinations: [ObjectID] = []
+                    destinations.reserveCapacity(pending.references.count)
+                    for reference in state.references[pending.references] { destinations.append(try destination(of: reference)) }
+                    toManys[slot] = destinations
+                case .toOne(let slot):
+                    // A to-one holds exactly one reference (checked as the line was read): no array.
+                    for reference in state.references[pending.references] { values[slot] = .objectID(try destination(of: reference)) }
                 case .attribute: break
                 }
             }
-            nodes.append(AtomicStoreCacheNode(objectID: record.objectID, layout: plan.layout, values: values, toManys: toManys))
+            add(AtomicStoreCacheNode(objectID: record.objectID, layout: plan.layout, values: values, toManys: toManys))
         }
-        return nodes
     }
 
     /// What reading the record lines builds up: the records, the owner of each reference, the
@@ -368,7 +379,9 @@ struct PipeCSVReader {
         guard !reference.isEmpty, reference != "(null)" else {
             throw failure(line.number, "the \(entityName) has no reference object", entity: entityName)
         }
-        var values = plan.layout.emptyValues
+        // A new array rather than a copy of the layout's empty values, which the first change
+        // would copy again.
+        var values = [StoreValue](repeating: .null, count: plan.layout.valueCount)
         let relationshipsStart = state.relationships.count
         var next = 0  // the property the writer writes after the previous one
         var seen: UInt64 = 0  // bit n: property n was on this line (n < 64)
@@ -464,27 +477,32 @@ struct PipeCSVReader {
             id = objectID(entityName, reference)
             plan.prototypeID = id
         }
+        plan.recordCount += 1
         state.records.append(Record(
             line: line.number, plan: plan, objectID: id, values: values,
             relationships: relationshipsStart..<state.relationships.count))
     }
 
     /// The position of the first unescaped `separator` in `start..<end`, or `end`. A backslash
-    /// escapes the byte after it (as ``PipeCSVEscaping/split(_:_:at:)`` reads it).
+    /// escapes the byte after it (as ``PipeCSVEscaping/split(_:_:at:)`` reads it). The separator
+    /// and the backslashes before it are found with `memchr` (escapes are rare: usually one call
+    /// for each, instead of a comparison per byte).
     @inline(__always)
     private func nextUnescaped(_ separator: UInt8, from start: Int, to end: Int) -> Int {
         bytes.withUnsafeBufferPointer { buffer in
             // Every read is below `limit`, within the buffer whatever range a caller passes.
             let limit = min(end, buffer.count)
             var index = max(start, 0)
+            guard let base = buffer.baseAddress else { return end }
             while index < limit {
-                let byte = buffer[index]
-                if byte == PipeCSVEscaping.escape {
-                    index += 2
-                    continue
+                // memchr reads `limit - index` bytes from `index`, then `found - index` bytes: inside the buffer.
+                let found = memchr(base + index, Int32(separator), limit - index)
+                    .map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? limit
+                guard let escape = memchr(base + index, Int32(PipeCSVEscaping.escape), found - index) else {
+                    return found < limit ? found : end
                 }
-                if byte == separator { return index }
-                index += 1
+                // The backslash escapes the byte after it (perhaps the separator found): go on after that byte.
+                index = UnsafePointer<UInt8>(escape.assumingMemoryBound(to: UInt8.self)) - base + 2
             }
             return end
         }
@@ -536,30 +554,27 @@ struct PipeCSVReader {
     /// get the same bits exactly when their texts are equal.
     @inline(__always)
     private static func uuidBits(_ text: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64)? {
-        guard text.count == 36 else { return nil }
+        let dash = UInt8(ascii: "-")
+        guard text.count == 36, text[8] == dash, text[13] == dash, text[18] == dash, text[23] == dash else { return nil }
+        // Digits without a branch per byte: `invalid` collects a bit for any byte that is no digit.
+        var invalid = false
+        @inline(__always) func digits(_ start: Int, _ count: Int, into value: inout UInt64) {
+            for index in start..<(start + count) {  // within 0..<36: the callers' ranges below
+                let byte = text[index]
+                let decimal = byte &- UInt8(ascii: "0")
+                let letter = byte &- UInt8(ascii: "A")
+                invalid = invalid || (decimal >= 10 && letter >= 6)
+                value = value << 4 | UInt64(decimal < 10 ? decimal : letter &+ 10)
+            }
+        }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        var digits = 0
-        for index in 0..<36 {
-            let byte = text[index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte &- UInt8(ascii: "A") &+ 10
-            default: return nil
-            }
-            if digits < 16 {
-                high = high << 4 | UInt64(nibble)
-            } else {
-                low = low << 4 | UInt64(nibble)
-            }
-            digits += 1
-        }
-        return (high, low)
+        digits(0, 8, into: &high)
+        digits(9, 4, into: &high)
+        digits(14, 4, into: &high)
+        digits(19, 4, into: &low)
+        digits(24, 12, into: &low)
+        return invalid ? nil : (high, low)
     }
 
     /// The text of a reference for an error message (it was read without error before).
@@ -609,7 +624,7 @@ struct PipeCSVReader {
                 return PipeCSVDateFormat.parse(utf8: Array(raw)).map(StoreValue.date)
             case .string:
                 guard !raw.contains(PipeCSVEscaping.escape) else { return nil }
-                return String(validating: raw, as: UTF8.self).map(StoreValue.string)
+                return UTF8Text.string(raw).map(StoreValue.string)
             default:
                 return nil
             }
@@ -642,7 +657,7 @@ struct PipeCSVReader {
             // `range` is a range of `bytes` (every caller passes one it found in them).
             guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
             let raw = UnsafeBufferPointer(rebasing: buffer[range])
-            return raw.contains(PipeCSVEscaping.escape) ? nil : .some(String(validating: raw, as: UTF8.self))
+            return raw.contains(PipeCSVEscaping.escape) ? nil : .some(UTF8Text.string(raw))
         }
         if case .some(.some(let text)) = plain { return text }
         if let text = String(validating: PipeCSVEscaping.unescape(bytes, range), as: UTF8.self) { return text }

@@ -100,10 +100,12 @@ public final class PipeCSVStore: AtomicStore {
             (body, expectedRecords) = (lines[...], nil)
         }
         adopt(fileMetadata)
-        let nodes = try reader.nodes(of: body, expectedRecords: expectedRecords) { entity, reference in
-            objectID(for: entity, referenceObject: .string(reference))
-        }
-        addCacheNodes(nodes)
+        // The reader checks the object count and value lengths as it reads them.
+        try reader.readNodes(
+            of: body, expectedRecords: expectedRecords,
+            objectID: { entity, reference in objectID(for: entity, referenceObject: .string(reference)) },
+            reserve: { entity, count in reserveCacheCapacity(count, ofEntity: entity) },
+            add: { addCheckedCacheNode($0) })
     }
 
     /// Takes the file's metadata, naming the store type "PipeCSV" (also for "CustomStore") and

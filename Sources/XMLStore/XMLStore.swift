@@ -92,12 +92,15 @@ public final class XMLStore: AtomicStore {
 
     private func load(from reader: XMLStoreReader) throws {
         reader.limits = limits
-        let document = try reader.capturingLibraryErrors {
+        var document = try reader.capturingLibraryErrors {
             try reader.readDocument(mapping: mapping, model: model, configurationName: configurationName)
         }
         metadata = try Self.storeMetadata(document.header, fallbackIdentifier: identifier, of: reader.url)
         nextObjectNumber = max(document.header.nextObjectID ?? 1, document.highestNumber + 1, 1)
-        try reader.addNodes(document, model: model, storeIdentifier: identifier, add: addCacheNode)
+        // The reader checks the object count and value lengths as it reads them.
+        try reader.addNodes(
+            &document, model: model, storeIdentifier: identifier,
+            reserve: { entity, count in reserveCacheCapacity(count, ofEntity: entity) }, add: { addCheckedCacheNode($0) })
     }
 
     /// The store's metadata from a file's header: the embedded property list, with

@@ -4,7 +4,7 @@ import StoreCore
 
 /// Reads a file in Core Data's XML store format, streaming (``XMLTextReader``): the
 /// `databaseInfo` header, then every `object` into a ``Record`` whose relationships still hold
-/// object numbers; ``addNodes(_:objectID:add:)`` then resolves them into cache nodes.
+/// object numbers; ``addNodes(_:model:storeIdentifier:reserve:add:)`` then resolves them into cache nodes.
 ///
 /// Everything that is not exactly right is an error naming the file and line (134080): XML
 /// that is not well-formed, an unknown entity or property, an abstract entity, a value that
@@ -543,11 +543,23 @@ final class XMLStoreReader {
     // MARK: Nodes
 
     /// Resolves the records' relationships and hands each object's cache node to `add`; the
-    /// object IDs carry `storeIdentifier`.
+    /// object IDs carry `storeIdentifier`. `reserve` first hears each entity's object count.
+    /// The records' values move into the nodes (`document` keeps its header and index).
     func addNodes(
-        _ document: Document, model: ObjectModel, storeIdentifier: String, add: (AtomicStoreCacheNode) -> Void
+        _ document: inout Document, model: ObjectModel, storeIdentifier: String, reserve: (String, Int) -> Void,
+        add: (consuming AtomicStoreCacheNode) -> Void
     ) throws {
-        let records = document.records
+        var records: [Record] = []
+        swap(&records, &document.records)  // uniquely referenced: each record's values move out
+        // Each entity's object count, one table update per run of objects of one entity.
+        var counts: [ObjectIdentifier: (name: String, count: Int)] = [:]
+        var runStart = 0
+        for position in records.indices
+        where position + 1 == records.count || records[position + 1].layout !== records[position].layout {
+            counts[ObjectIdentifier(records[position].layout), default: (records[position].entity, 0)].count += position + 1 - runStart
+            runStart = position + 1
+        }
+        for (name, count) in counts.values { reserve(name, count) }
         // One ID per object, shared by its node and every reference to it.
         // Objects of one entity usually follow each other: an ID is made from the previous one
         // of its entity without looking the entity and store names up again.
@@ -562,15 +574,18 @@ final class XMLStoreReader {
             previous = (ObjectIdentifier(record.layout), id)
             return id
         }
-        for (position, record) in records.enumerated() {
-            var values = record.values
+        for position in records.indices {
+            // Take the values out of the table, so that `values` holds the only reference and
+            // setting a to-one copies nothing.
+            var values: [StoreValue] = []
+            swap(&values, &records[position].values)
+            let record = records[position]
             var toManys = record.layout.emptyToManys
             for link in record.links {
                 let relationship = link.relationship
                 let name = relationship.name
-                var destinations: [ObjectID] = []
-                destinations.reserveCapacity(link.numbers.count)
-                for number in link.numbers {
+                // The ID of the object a number names, checked against the destination entity.
+                func destination(_ number: Int64) throws -> ObjectID {
                     guard let target = document.index[number] else {
                         throw failure(
                             link.line,
@@ -586,17 +601,26 @@ final class XMLStoreReader {
                             "relationship \(name) of the \(record.entity) z\(record.number) refers to z\(number), a \(destination.name) (line \(records[target].line)), but its destination is \(relationship.destinationEntityName)",
                             entity: record.entity, property: name)
                     }
-                    destinations.append(ids[target])
+                    return ids[target]
                 }
                 if relationship.isToMany {
+                    var destinations: [ObjectID] = []
+                    destinations.reserveCapacity(link.numbers.count)
+                    for number in link.numbers { destinations.append(try destination(number)) }
                     if destinations.count > 1, Set(link.numbers).count != link.numbers.count {
                         throw failure(
                             link.line, "relationship \(name) of the \(record.entity) z\(record.number) lists an object twice",
                             entity: record.entity, property: name)
                     }
                     toManys[link.slot] = destinations
-                } else if let destination = destinations.first {
-                    values[link.slot] = .objectID(destination)
+                } else {
+                    // Every number is checked, as before; the first is the destination (no array).
+                    var first: ObjectID?
+                    for number in link.numbers {
+                        let id = try destination(number)
+                        if first == nil { first = id }
+                    }
+                    if let first { values[link.slot] = .objectID(first) }
                 }
             }
             add(AtomicStoreCacheNode(objectID: ids[position], layout: record.layout.layout, values: values, toManys: toManys))

@@ -193,6 +193,48 @@ struct AtomicStoreTests {
         }
     }
 
+    /// A count without a predicate is answered from the node tables' sizes; with offsets and
+    /// limits it must give what counting the fetched objects gives.
+    @Test func countsWithoutAPredicateMatchTheFetchedObjects() throws {
+        let registry = StoreRegistry()
+        registry.register(JSONFileStore.self)
+        try withFolder { folder in
+            let coordinator = PersistentStoreCoordinator(model: try leagueModel(), registry: registry)
+            try coordinator.addPersistentStore(type: "JSONFile", at: folder.appendingPathComponent("count.json"))
+            let teams = try coordinator.obtainPermanentIDs(for: (0..<2).map { _ in .temporary(entityName: "Team") })
+            let players = try coordinator.obtainPermanentIDs(for: (0..<7).map { _ in .temporary(entityName: "Player") })
+            _ = try coordinator.save(SaveChangesRequest(insertedObjects:
+                teams.map { StoreNode(objectID: $0, attributes: ["name": "T"], version: 0) }
+                + players.enumerated().map { index, id in
+                    StoreNode(objectID: id, attributes: ["name": .string("P\(index)")], toOne: ["team": teams[index % 2]], version: 0)
+                }))
+            let cases: [(String, FetchPredicate?)] = [
+                ("Player", nil), ("Player", .truePredicate), ("Team", nil), ("Player", try FetchPredicate(format: "name != 'P3'")),
+            ]
+            for (entity, predicate) in cases {
+                for (offset, limit) in [(0, 0), (2, 3), (5, 0), (6, 4), (9, 1), (0, 100), (-1, 2)] {
+                    var objects = FetchRequest(entityName: entity, predicate: predicate)
+                    objects.fetchOffset = offset
+                    objects.fetchLimit = limit
+                    var count = objects
+                    count.resultType = .count
+                    guard case .nodes(let nodes) = try coordinator.execute(objects) else {
+                        Issue.record("a fetch of objects returned no nodes")
+                        return
+                    }
+                    guard case .count(let counted) = try coordinator.execute(count) else {
+                        Issue.record("a count returned no count")
+                        return
+                    }
+                    #expect(counted == nodes.count, "\(entity) \(String(describing: predicate)) offset \(offset) limit \(limit)")
+                }
+            }
+            var all = FetchRequest(entityName: "Player")
+            all.resultType = .count
+            #expect(try coordinator.execute(all) == .count(7))
+        }
+    }
+
     @Test func outOfRangeIntegersDoNotCoerce() {
         let absent: StoreValue? = .none  // StoreValue is ExpressibleByNilLiteral: compare with .none
         #expect(AttributeType.integer16.coerce(.int(70_000)) == absent)

@@ -28,6 +28,12 @@ final class NameTable: Sendable {
 
     private let names = Locked<[String: InternedName]>([:])
 
+    /// The number of `text` if it was interned; nil otherwise (and nothing is interned: a
+    /// lookup by an arbitrary name leaves the table as it was).
+    func existingNumber(of text: String) -> Int? {
+        names.withLock { $0[text]?.number }
+    }
+
     /// The interned name for `text` (the same object for equal texts, for ever).
     func intern(_ text: String) -> InternedName {
         names.withLock { names in

@@ -102,14 +102,14 @@ open class AtomicStore: PersistentStore {
     }
     /// Whether metadata changed since the last load or save.
     public private(set) var metadataChanged = false
-    private var tables: [String: NodeTable] = [:]
+    private var tables = EntityNodeTables()
     /// What ``loadFromFile()`` checks against ``limits`` while ``load()`` adds nodes; nil
     /// outside it.
     private var loadLimitCheck: LoadLimitCheck?
     /// The store identifier the added nodes' IDs carry, while they all carry the same one
-    /// (checked cheaply per added node, so that loading a file needs no second pass over the
-    /// nodes to find IDs made before ``load()`` set the metadata).
-    private var addedNodesIdentifier: String?
+    /// (checked cheaply per added node, as a pointer, so that loading a file needs no second
+    /// pass over the nodes to find IDs made before ``load()`` set the metadata).
+    private var addedNodesStore: InternedName?
     /// Whether added nodes' IDs carry different store identifiers.
     private var addedNodesHaveSeveralIdentifiers = false
     /// What the running ``save()`` changed beyond the request (``replaceObjectIDs(_:)``,
@@ -206,7 +206,7 @@ open class AtomicStore: PersistentStore {
     }
 
     /// The number of cache nodes.
-    public var cacheNodeCount: Int { tables.values.reduce(0) { $0 + $1.count } }
+    public var cacheNodeCount: Int { tables.count }
 
     /// The number of cache nodes of one entity (not its sub-entities).
     public func cacheNodeCount(ofEntity entityName: String) -> Int { tables[entityName]?.count ?? 0 }
@@ -214,7 +214,7 @@ open class AtomicStore: PersistentStore {
     /// Makes room for `count` nodes of an entity in all (during ``load()``, before adding a
     /// known number of nodes), so that adding them does not rehash.
     public func reserveCacheCapacity(_ count: Int, ofEntity entityName: String) {
-        tables[entityName, default: NodeTable()].reserveCapacity(count)
+        tables.reserveCapacity(count, ofEntity: entityName)
     }
 
     /// Adds nodes to the cache (during ``load()``), replacing nodes with the same ID.
@@ -228,23 +228,31 @@ open class AtomicStore: PersistentStore {
             check.add(node, limits: limits)
             loadLimitCheck = check
         }
-        if let added = node.objectID.storeIdentifier, added != addedNodesIdentifier {
-            if addedNodesIdentifier != nil { addedNodesHaveSeveralIdentifiers = true }
-            addedNodesIdentifier = added
+        addCheckedCacheNode(node)
+    }
+
+    /// Adds one node to the cache (during ``load()``) whose reader already checked the object
+    /// count and every string and binary value's length against ``limits`` before building
+    /// them (the built-in stores' readers do), so the load's own check of each added node is
+    /// left out; replaces a node with the same ID.
+    package func addCheckedCacheNode(_ node: consuming AtomicStoreCacheNode) {
+        if let added = node.objectID.internedScope.store, added !== addedNodesStore {
+            if addedNodesStore != nil { addedNodesHaveSeveralIdentifiers = true }
+            addedNodesStore = added
         }
-        tables[node.entityName, default: NodeTable()].upsert(node)
+        tables.upsert(node)
     }
 
     /// The cache node for an ID.
     public func cacheNode(for objectID: ObjectID) -> AtomicStoreCacheNode? {
-        tables[objectID.entityName]?.node(for: objectID)
+        tables[entityOf: objectID]?.node(for: objectID)
     }
 
     /// Whether the cache holds a node for the ID: false for a reference left dangling by a
     /// deleted object (No Action, or a relationship without an inverse), which a ``save()``
     /// must not write.
     public func containsCacheNode(for objectID: ObjectID) -> Bool {
-        tables[objectID.entityName]?.contains(objectID) ?? false
+        tables[entityOf: objectID]?.contains(objectID) ?? false
     }
 
     /// The nodes of one entity (not its sub-entities), in insertion order.
@@ -287,8 +295,8 @@ open class AtomicStore: PersistentStore {
             copy.toMany = node.toMany.mapValues { $0.map(replaced) }
             moved.append((node.objectID, copy))
         }
-        for (old, _) in moved { _ = tables[old.entityName]?.remove(old) }
-        for (_, node) in moved { tables[node.entityName, default: NodeTable()].upsert(node) }
+        for (old, _) in moved { tables.remove(old) }
+        for (_, node) in moved { tables.upsert(node) }
         for (old, new) in replacements {
             // A second replacement of an ID replaced earlier in the same save keeps the first ID as the key.
             let first = changesWhileSaving.replacedObjectIDs.first { $0.value == old }?.key ?? old
@@ -305,7 +313,7 @@ open class AtomicStore: PersistentStore {
         guard let current = cacheNode(for: node.objectID) else { return }
         var replacement = node
         replacement.version = current.version
-        tables[replacement.entityName, default: NodeTable()].upsert(replacement)
+        tables.upsert(replacement)
         changesWhileSaving.changedObjectIDs.insert(replacement.objectID)
     }
 
@@ -332,7 +340,7 @@ open class AtomicStore: PersistentStore {
         if metadata[MetadataKey.storeType] == nil {
             metadata[MetadataKey.storeType] = .string(Self.storeType)
         }
-        if identifier != initialIdentifier && (addedNodesHaveSeveralIdentifiers || addedNodesIdentifier == initialIdentifier) {
+        if identifier != initialIdentifier && (addedNodesHaveSeveralIdentifiers || addedNodesStore?.text == initialIdentifier) {
             rekeyNodes(from: initialIdentifier)
         }
         metadataChanged = false
@@ -352,7 +360,7 @@ open class AtomicStore: PersistentStore {
         }
         guard stale else { return }
         let old = tables
-        tables = [:]
+        tables = EntityNodeTables()
         for entityName in model.entityNames {
             old[entityName]?.forEach { node in
                 var moved = node
@@ -366,13 +374,19 @@ open class AtomicStore: PersistentStore {
 
     /// Answers a fetch the coordinator validated already.
     func execute(_ request: FetchRequest) throws -> StoreResult {
+        if request.resultType == .count, request.predicate == nil || request.predicate == .truePredicate {
+            // Counting every object needs no node: the tables know their sizes (an array of
+            // every node would copy each one).
+            let total = request.matchingEntityNames(in: model).reduce(0) { $0 + (tables[$1]?.count ?? 0) }
+            return .count(QueryEngine.window(0..<total, offset: request.fetchOffset, limit: request.fetchLimit).count)
+        }
         let nodes = request.matchingEntityNames(in: model).flatMap { tables[$0]?.nodes ?? [] }
         return try QueryEngine.execute(request, over: nodes, graph: nodeGraph, validating: false)
     }
 
     /// The cache seen as a graph, for evaluating key paths across relationships.
     public var nodeGraph: NodeGraph {
-        NodeGraph(model: model, node: { [tables] id in tables[id.entityName]?.node(for: id) })
+        NodeGraph(model: model, node: { [tables] id in tables[entityOf: id]?.node(for: id) })
     }
 
     func obtainPermanentIDs(for objectIDs: [ObjectID]) -> [ObjectID] {
@@ -460,7 +474,7 @@ open class AtomicStore: PersistentStore {
         }
         let removed = request.deletedObjects.compactMap { cacheNode(for: $0.objectID) }
         willRemoveCacheNodes(removed)
-        for node in removed { tables[node.entityName]?.remove(node.objectID) }
+        for node in removed { tables.remove(node.objectID) }
         removeFromInverses(removed)
         for changed in [request.insertedObjects, request.updatedObjects] {
             for node in changed {
@@ -482,7 +496,7 @@ open class AtomicStore: PersistentStore {
                     ? deleted.destinations(forToMany: relationship.name) ?? []
                     : deleted.destination(forToOne: relationship.name).map { [$0] } ?? []
                 for destination in destinations {
-                    tables[destination.entityName]?.modify(destination) { node in
+                    tables.modify(destination) { node in
                         if inverse.isToMany {
                             if var sources = node.destinations(forToMany: inverse.name) {
                                 sources.removeAll { $0 == deleted.objectID }

@@ -2,35 +2,23 @@
 /// the InMemory store's tables and of an atomic store's cache. Removal leaves a hole that is
 /// compacted once holes outnumber nodes, so iteration stays proportional to the node count.
 ///
-/// Nodes are found by their reference object: the IDs in one table share their entity and
-/// nearly always their store, so the reference object alone tells them apart, and hashing it
-/// is much cheaper than hashing the whole ID (whose store identifier is 36 characters). A
-/// lookup still compares the whole ID. IDs the reference object does not tell apart (temporary
-/// IDs, or an ID whose reference object another node of the table already has) are kept in a
-/// second index by whole ID.
+/// Nodes are found by their ID. An ID hashes as its interned scope (a pointer) and its key (an
+/// integer, for the integer references of the Binary, XML and SQLite stores), so a lookup hashes
+/// two words and reads no text; an ID with a string or UUID reference hashes that reference.
 public struct NodeTable: Sendable {
     private var slots: [StoreNode?] = []
-    /// The position of a node by its reference object.
-    private var positions: [ReferenceObject: Int] = [:]
-    /// The position of the nodes that ``positions`` cannot hold, by ID (usually empty).
-    private var otherPositions: [ObjectID: Int] = [:]
+    /// The position of each node by its ID.
+    private var positions: [ObjectID: Int] = [:]
 
     /// An empty table.
     public init() {}
 
     /// The number of nodes.
-    public var count: Int { positions.count + otherPositions.count }
+    public var count: Int { positions.count }
 
     /// The position of the node with that ID.
     @inline(__always)
-    private func position(of objectID: ObjectID) -> Int? {
-        if case .permanent(_, let reference) = objectID.kind, let position = positions[reference],
-            slots[position]?.objectID == objectID
-        {
-            return position
-        }
-        return otherPositions.isEmpty ? nil : otherPositions[objectID]
-    }
+    private func position(of objectID: ObjectID) -> Int? { positions[objectID] }
 
     /// The node with that ID.
     public func node(for objectID: ObjectID) -> StoreNode? {
@@ -41,33 +29,13 @@ public struct NodeTable: Sendable {
     /// Whether a node with that ID exists.
     public func contains(_ objectID: ObjectID) -> Bool { position(of: objectID) != nil }
 
-    /// Inserts a node, or replaces the node with the same ID in place. Hashes the reference
-    /// object once when the node is new (the common case of loading and inserting), and moves
-    /// the node into the table without copying it.
+    /// Inserts a node, or replaces the node with the same ID in place. Hashes the ID once when
+    /// the node is new (the common case of loading and inserting), and moves the node into the
+    /// table without copying it.
     public mutating func upsert(_ node: consuming StoreNode) {
-        guard let reference = node.objectID.referenceObject else {
-            upsertOther(consume node)
-            return
-        }
-        if !otherPositions.isEmpty, let position = otherPositions[node.objectID] {
-            slots[position] = consume node
-            return
-        }
-        if let position = positions.updateValue(slots.count, forKey: reference) {
-            positions[reference] = position  // the reference object was taken: put it back
-            if slots[position]?.objectID == node.objectID {
-                slots[position] = consume node
-            } else {
-                upsertOther(consume node)
-            }
-        } else {
-            slots.append(consume node)
-        }
-    }
-
-    private mutating func upsertOther(_ node: consuming StoreNode) {
-        if let position = otherPositions.updateValue(slots.count, forKey: node.objectID) {
-            otherPositions[node.objectID] = position
+        let objectID = node.objectID
+        if let position = positions.updateValue(slots.count, forKey: objectID) {
+            positions[objectID] = position  // the ID was there: keep its position
             slots[position] = consume node
         } else {
             slots.append(consume node)
@@ -83,12 +51,7 @@ public struct NodeTable: Sendable {
     /// Removes and returns the node with that ID.
     @discardableResult
     public mutating func remove(_ objectID: ObjectID) -> StoreNode? {
-        guard let position = position(of: objectID) else { return nil }
-        if case .permanent(_, let reference) = objectID.kind, positions[reference] == position {
-            positions[reference] = nil
-        } else {
-            otherPositions[objectID] = nil
-        }
+        guard let position = positions.removeValue(forKey: objectID) else { return nil }
         let node = slots[position]
         slots[position] = nil
         if slots.count > 64 && slots.count > 2 * count { compact() }
@@ -116,14 +79,9 @@ public struct NodeTable: Sendable {
     private mutating func compact() {
         slots = slots.compactMap { $0 }
         positions.removeAll(keepingCapacity: true)
-        otherPositions.removeAll()
         for (position, node) in slots.enumerated() {
             guard let node else { continue }
-            if case .permanent(_, let reference) = node.objectID.kind, positions[reference] == nil {
-                positions[reference] = position
-            } else {
-                otherPositions[node.objectID] = position
-            }
+            positions[node.objectID] = position
         }
     }
 }
