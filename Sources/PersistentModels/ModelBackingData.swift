@@ -172,41 +172,29 @@ public final class ModelBackingData {
     // MARK: Objects and model instances
 
     /// The model instance of a managed object: the one that stands for it already, or a new
-    /// one (nil when the object is of another entity than `Model`'s).
-    static func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type) -> Model? {
+    /// one (nil when the object is of another entity than `Model`'s); `slots`, when given, are the
+    /// schema's slots in the object's layout.
+    static func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type, slots: [Int]? = nil) -> Model? {
         if let existing = object.modelInstance { return existing as? Model }
         let schema = Model.persistentEntitySchema
         guard object.layout.entityName == schema.entityName else { return nil }
-        let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object))
+        let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots))
         object.modelInstance = model
         return model
     }
 
     /// The model instances of fetched objects, in order (objects of another entity than
-    /// `Model`'s are left out): ``model(for:as:)`` for each, with the slot table resolved once
-    /// per layout rather than once per object.
+    /// `Model`'s are left out): ``model(for:as:slots:)`` for each, with the slot table resolved
+    /// once per layout rather than once per object.
     static func models<Model: PersistentModel>(for objects: [ManagedObject], as type: Model.Type) -> [Model] {
         let schema = Model.persistentEntitySchema
         var models: [Model] = []
         models.reserveCapacity(objects.count)
         var resolved: (layout: EntityLayout, slots: [Int])?
         for object in objects {
-            if let existing = object.modelInstance {
-                if let model = existing as? Model { models.append(model) }
-                continue
-            }
             let layout = object.layout
-            guard layout.entityName == schema.entityName else { continue }
-            let slots: [Int]
-            if let resolved, resolved.layout === layout {
-                slots = resolved.slots
-            } else {
-                slots = schema.slots(in: layout)
-                resolved = (layout, slots)
-            }
-            let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots))
-            object.modelInstance = model
-            models.append(model)
+            if resolved?.layout !== layout { resolved = (layout, schema.slots(in: layout)) }
+            if let model = model(for: object, as: Model.self, slots: resolved?.slots) { models.append(model) }
         }
         return models
     }
