@@ -24,7 +24,13 @@ import Foundation
 ///   inserted, changed and deleted since the last one (none when nothing changed), and a
 ///   second one, of updates, when inserted objects refer to each other: the store's
 ///   permanent identifiers (``DataStoreSaveChangesResult/remappedIdentifiers``) then replace
-///   the ones the first save carried in relationships.
+///   the ones the first save carried in relationships. When that second call fails, the save
+///   fails and the adapter records what the first one wrote, so the next save sends those
+///   relationships and inserts nothing twice.
+/// - ``ModelContext/fetchIdentifiers(_:)`` asks ``DataStore/fetchIdentifiers(_:)`` as
+///   `fetchCount` asks ``DataStore/fetchCount(_:)`` (below); ``DataStore/initializeState(for:)``
+///   is called when the store is made, ``DataStore/invalidateState(for:)`` when the adapter is
+///   released, with the adapter's one ``EditingState``.
 /// - Identifiers: an inserted object gets a temporary ID, then, before the save, a permanent
 ///   one the adapter makes (the framework's contexts need one before any store is written,
 ///   and a `DataStore` chooses its keys only when it saves); the store then remaps it. The
@@ -60,6 +66,8 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
     public let dataStore: Store
     /// The schema the data store was made with.
     public let schema: Schema
+    /// The migration plan the data store was made with (the container's).
+    let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// The editing state of the adapter's requests.
     private let editingState = EditingState()
     /// The store's identifier of each object (by the framework's ID).
@@ -68,6 +76,10 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
     private var objectIDs: [PersistentIdentifier: ObjectID] = [:]
     /// The objects as the data store holds them since the last load or save.
     private var savedNodes: [ObjectID: StoreNode] = [:]
+    /// Objects the data store holds with relationships that name the framework's identifiers
+    /// of objects it has since given identifiers of its own: a save whose second call (the
+    /// remapped relationships) failed left them so. The next save sends them as updates.
+    private var unsettled: Set<ObjectID> = []
 
     /// Makes the data store: with the configuration `ModelContainer` hands over, else with the
     /// one the registration makes for `url`. A configuration without a schema gets the
@@ -92,8 +104,16 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
         let migrationPlan = handOff?.migrationPlan
         self.dataStore = try Self.calling("open", url: url) { try Store(configuration, migrationPlan: migrationPlan) }
         self.schema = schema
+        self.migrationPlan = migrationPlan
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
         metadata = Self.standardMetadata(identifier: dataStore.identifier, model: model)
+        dataStore.initializeState(for: editingState)
+    }
+
+    /// Tells the data store that the adapter's editing state ends
+    /// (``DataStore/invalidateState(for:)``).
+    deinit {
+        dataStore.invalidateState(for: editingState)
     }
 
     // MARK: Loading
@@ -167,7 +187,9 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
         forEachCacheNode { node in
             current[node.objectID] = node
             if let saved = savedNodes[node.objectID] {
-                if saved.attributes != node.attributes || saved.toOne != node.toOne || saved.toMany != node.toMany {
+                if unsettled.contains(node.objectID) || saved.attributes != node.attributes || saved.toOne != node.toOne
+                    || saved.toMany != node.toMany
+                {
                     updated.append(snapshot(of: node))
                 }
             } else {
@@ -193,7 +215,11 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
                         remappedIdentifiers: remapped))
             }
             let fix = DataStoreSaveChangesRequest<Store.Snapshot>(editingState: editingState, inserted: [], updated: fixes, deleted: [])
-            _ = try Self.calling("save", url: url) { try dataStore.save(fix) }
+            do {
+                _ = try Self.calling("save", url: url) { try dataStore.save(fix) }
+            } catch {
+                try recordFirstCallOnly(inserted: inserted, updated: updated, deleted: deleted, stale: stale, remapped: remapped, current: current, error: error)
+            }
         }
         // Each inserted object takes the ID the store's identifier stands for (what adding the
         // store again makes of it), in the cache and, once the save is done, in the contexts.
@@ -213,6 +239,45 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
         try reregister(result.snapshotsToReregister, remapped: remapped)
         savedNodes = [:]
         forEachCacheNode { savedNodes[$0.objectID] = $0 }
+        unsettled = []
+    }
+
+    /// The second call of a save (the relationships remapped to the store's identifiers)
+    /// failed after the first one was written: the data store holds the inserted objects under
+    /// its own identifiers, the updates and the deletions, but relationships that name the
+    /// framework's identifiers of the inserted objects. The adapter's tables take what the
+    /// store now holds, so the next save neither inserts those objects a second time nor
+    /// deletes again: each object is mapped to the store's identifier (keeping the framework's
+    /// ID, as an object the store does not remap does) and the objects with such
+    /// relationships are sent again as updates. Then the save fails (the context keeps its
+    /// changes; the cache is as before the save) with an error that says what the store holds.
+    private func recordFirstCallOnly(
+        inserted: [DefaultSnapshot], updated: [DefaultSnapshot], deleted: [DefaultSnapshot], stale: [DefaultSnapshot],
+        remapped: [PersistentIdentifier: PersistentIdentifier], current: [ObjectID: StoreNode], error: any Error
+    ) throws -> Never {
+        for snapshot in inserted {
+            let id = objectIDs[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier.objectID
+            remember(id, as: remapped[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier)
+            savedNodes[id] = current[id]
+        }
+        for snapshot in updated {
+            guard let id = objectIDs[snapshot.persistentIdentifier] else { continue }
+            savedNodes[id] = current[id]
+        }
+        for snapshot in deleted {
+            if let id = objectIDs[snapshot.persistentIdentifier] { savedNodes[id] = nil }
+            forget(snapshot.persistentIdentifier)
+        }
+        for snapshot in stale {
+            if let id = objectIDs[remapped[snapshot.persistentIdentifier] ?? snapshot.persistentIdentifier] { unsettled.insert(id) }
+        }
+        let place = url.map { " at \($0.path)" } ?? ""
+        throw StoreError(
+            .persistentStoreSave,
+            "\(Self.storeType) store\(place): \(Store.self).save wrote the save's \(inserted.count) inserted, \(updated.count) updated "
+                + "and \(deleted.count) deleted object(s), then failed to write the relationships of \(stale.count) of them to the "
+                + "inserted objects' new identifiers (\(error)); the next save writes those relationships",
+            objectIDs: stale.compactMap { objectIDs[remapped[$0.persistentIdentifier] ?? $0.persistentIdentifier] })
     }
 
     /// Takes the values the store chose while saving (``DataStoreSaveChangesResult/snapshotsToReregister``,
@@ -280,7 +345,7 @@ public final class DataStoreAdapter<Store: DataStore>: AtomicStore {
             let code: StoreError.Code =
                 switch call {
                 case "save": .persistentStoreSave
-                case "fetchCount": .persistentStoreOperation
+                case "fetchCount", "fetchIdentifiers": .persistentStoreOperation
                 default: .persistentStoreOpen
                 }
             let place = url.map { " at \($0.path)" } ?? ""
@@ -341,7 +406,25 @@ extension DataStoreAdapter: ErasingStore {
     }
 }
 
-extension DataStoreAdapter: DataStoreCounting {
+extension DataStoreAdapter: DataStoreErasing {
+    /// The data store's ``DataStore/erase()``, as ``eraseStore(at:model:options:)`` calls it;
+    /// the hand-off adds the store again with its configuration.
+    func eraseData() throws -> DataStoreHandOff {
+        do {
+            try dataStore.erase()
+            return DataStoreHandOff(dataStore.configuration, schema: schema, migrationPlan: migrationPlan)
+        } catch DataStoreError.unsupportedFeature {
+            throw StoreError(
+                .persistentStoreOperation, "\(Self.storeType) store: \(Store.self) does not implement erase(); nothing was removed", fileURL: url)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.persistentStoreOperation, "\(Self.storeType) store: \(Store.self).erase failed: \(error)", fileURL: url)
+        }
+    }
+}
+
+extension DataStoreAdapter: DataStoreAnswering {
     /// The data store's ``DataStore/fetchCount(_:)`` of the descriptor; nil when it throws
     /// ``DataStoreError/preferInMemoryFilter`` or ``DataStoreError/preferInMemorySort`` (the
     /// framework then counts in memory, as for fetches).
@@ -352,6 +435,22 @@ extension DataStoreAdapter: DataStoreCounting {
             } catch DataStoreError.preferInMemoryFilter, DataStoreError.preferInMemorySort {
                 return nil
             }
+        }
+    }
+
+    /// The data store's ``DataStore/fetchIdentifiers(_:)`` of the descriptor, each as the
+    /// identifier the object has in the framework (the store's own once the object was saved
+    /// and the store added again, see the type's notes); nil when it throws
+    /// ``DataStoreError/preferInMemoryFilter`` or ``DataStoreError/preferInMemorySort``.
+    func identifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]? {
+        try Self.calling("fetchIdentifiers", url: url) { () throws -> [PersistentIdentifier]? in
+            let listed: [PersistentIdentifier]
+            do {
+                listed = try dataStore.fetchIdentifiers(DataStoreFetchRequest(descriptor: descriptor, editingState: editingState))
+            } catch DataStoreError.preferInMemoryFilter, DataStoreError.preferInMemorySort {
+                return nil
+            }
+            return listed.map { PersistentIdentifier(objectIDs[$0] ?? objectID(forStoreIdentifier: $0)) }
         }
     }
 }

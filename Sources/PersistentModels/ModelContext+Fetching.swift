@@ -2,9 +2,12 @@ import Foundation
 
 extension ModelContext {
     /// The identifiers of the objects a descriptor matches, in its order, without making model
-    /// instances (temporary for objects not saved yet).
+    /// instances (temporary for objects not saved yet). On a ``DataStore`` the store's own
+    /// ``DataStore/fetchIdentifiers(_:)`` answers when the context has nothing unsaved the
+    /// descriptor would see and the descriptor has no limit or offset (see `DataStoreAnswering`).
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
-        try managedObjectContext.fetchObjectIDs(descriptor.fetchRequest()).map(PersistentIdentifier.init)
+        if let listed = try dataStoreIdentifiers(descriptor) { return listed }
+        return try managedObjectContext.fetchObjectIDs(descriptor.fetchRequest()).map(PersistentIdentifier.init)
     }
 
     /// Calls `block` with each object a descriptor matches, in its order, reading them in

@@ -83,7 +83,7 @@ public final class ModelContext {
 
     /// How many objects a descriptor matches. On a ``DataStore`` the store's own
     /// ``DataStore/fetchCount(_:)`` answers when the context has nothing unsaved to count
-    /// (see `DataStoreCounting`).
+    /// (see `DataStoreAnswering`).
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         if let counted = try dataStoreCount(descriptor) { return counted }
         return try managedObjectContext.count(for: descriptor.fetchRequest())

@@ -21,6 +21,18 @@ private final class ListStoreConfiguration: DataStoreConfiguration {
     var ratingSetBySave: Int?
     /// The `fetchCount` calls the store answered or declined.
     var countRequests = 0
+    /// The `fetchIdentifiers` calls the store answered or declined.
+    var identifierRequests = 0
+    /// When set, the save call with this number (counting every call, failed ones included)
+    /// fails.
+    var failingSaveCall: Int?
+    /// Every save call so far, failed ones included.
+    var saveCalls = 0
+    /// The editing states the store was told of, and those it was told ended.
+    var initializedStates: [EditingState] = []
+    var invalidatedStates: [EditingState] = []
+    /// When set, `erase()` is SwiftData's default: `unsupportedFeature`.
+    var eraseUnsupported = false
 
     init(name: String) { self.name = name }
 
@@ -70,7 +82,8 @@ private final class ListStore: DataStore {
     }
 
     func save(_ request: DataStoreSaveChangesRequest<ListSnapshot>) throws -> DataStoreSaveChangesResult<ListSnapshot> {
-        if configuration.failSaves { throw DataStoreError.unsupportedFeature }
+        configuration.saveCalls += 1
+        if configuration.failSaves || configuration.failingSaveCall == configuration.saveCalls { throw DataStoreError.unsupportedFeature }
         configuration.saves += 1
         var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
         for snapshot in request.inserted {
@@ -104,11 +117,25 @@ private final class ListStore: DataStore {
         return configuration.stored.keys.filter { $0.entityName == entityName }.count
     }
 
+    /// The stored identifiers of the entity, in key order; declines a predicate and a sort.
+    func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier] {
+        configuration.identifierRequests += 1
+        guard request.descriptor.predicate == nil else { throw DataStoreError.preferInMemoryFilter }
+        guard request.descriptor.sortBy.isEmpty else { throw DataStoreError.preferInMemorySort }
+        let entityName = T.persistentEntitySchema.entityName
+        return configuration.stored.keys.filter { $0.entityName == entityName }.sorted()
+    }
+
+    func initializeState(for editingState: EditingState) { configuration.initializedStates.append(editingState) }
+
+    func invalidateState(for editingState: EditingState) { configuration.invalidatedStates.append(editingState) }
+
     /// The names of the configurations whose stores were erased (a configuration made by a
     /// registration's maker is not the test's).
     static let erasedConfigurations = Mutex<Set<String>>([])
 
     func erase() throws {
+        if configuration.eraseUnsupported { throw DataStoreError.unsupportedFeature }
         configuration.stored = [:]
         Self.erasedConfigurations.withLock { _ = $0.insert(configuration.name) }
     }
@@ -267,5 +294,102 @@ private enum EmptyPlan: SchemaMigrationPlan {
             try coordinator.destroyPersistentStore(at: folder.appendingPathComponent("list"), type: "ListStore")
             #expect(ListStore.erasedConfigurations.withLock { $0.contains(name) })
         }
+    }
+
+    @Test func aFailedSecondSaveCallIsMadeGoodByTheNextSave() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        trip.stays = [Accommodation(name: "Casa", nights: 3), Accommodation(name: "Hotel", nights: 2)]
+        context.insert(trip)
+        // The first call (the inserts) is written, the second (their relationships) fails.
+        configuration.failingSaveCall = 2
+        let error = storeError { try context.save() }
+        #expect(error?.code == .persistentStoreSave)
+        #expect(error?.message.contains("failed to write the relationships of 3 of them") == true)
+        #expect(context.hasChanges)
+        #expect(configuration.stored.count == 3)
+        // The next save writes the relationships, and inserts nothing a second time.
+        configuration.failingSaveCall = nil
+        try context.save()
+        #expect(configuration.stored.count == 3)
+        let keys = Set(configuration.stored.keys)
+        for snapshot in configuration.stored.values.map(\.inner) {
+            switch snapshot["stays"] ?? snapshot["trip"] {
+            case .toMany(let stays): #expect(stays.count == 2 && stays.allSatisfy(keys.contains))
+            case .toOne(let trip?): #expect(keys.contains(trip))
+            default: Issue.record("\(snapshot.persistentIdentifier): no relationship")
+            }
+        }
+        // A container opened on what the store holds sees the trip with both stays.
+        let reopened = ModelContext(try ModelContainer(for: Trip.self, configurations: configuration))
+        let trips = try reopened.fetch(FetchDescriptor<Trip>())
+        #expect(trips.map(\.name) == ["Lisbon"])
+        #expect(Set(trips.first?.stays.map(\.name) ?? []) == ["Casa", "Hotel"])
+    }
+
+    @Test func fetchIdentifiersAsksTheStoreWhenNothingIsUnsaved() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        trip.stays = [Accommodation(name: "Casa", nights: 3), Accommodation(name: "Hotel", nights: 2)]
+        context.insert(trip)
+        // Unsaved inserts are listed by the context; the store is not asked.
+        #expect(try context.fetchIdentifiers(FetchDescriptor<Accommodation>()).count == 2)
+        #expect(configuration.identifierRequests == 0)
+        try context.save()
+        let stays = Set(try context.fetch(FetchDescriptor<Accommodation>()).map(\.persistentModelID))
+        #expect(Set(try context.fetchIdentifiers(FetchDescriptor<Accommodation>())) == stays)
+        #expect(configuration.identifierRequests == 1)
+        // A predicate or a sort the store declines is answered in memory.
+        let long = try context.fetchIdentifiers(FetchDescriptor<Accommodation>(predicate: #Predicate { $0.nights > 2 }))
+        #expect(long == (try context.fetch(FetchDescriptor<Accommodation>(predicate: #Predicate { $0.nights > 2 }))).map(\.persistentModelID))
+        let sorted = try context.fetchIdentifiers(FetchDescriptor<Accommodation>(sortBy: [SortDescriptor(\.name)]))
+        #expect(sorted == (try context.fetch(FetchDescriptor<Accommodation>(sortBy: [SortDescriptor(\.name)]))).map(\.persistentModelID))
+        #expect(configuration.identifierRequests == 3)
+    }
+
+    @Test func theStoreIsToldWhenItsEditingStateBeginsAndEnds() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        #expect(configuration.initializedStates.count == 1)
+        #expect(configuration.invalidatedStates.isEmpty)
+        let handle = try #require(container.coordinator.persistentStores.first)
+        try container.coordinator.remove(handle)
+        #expect(configuration.invalidatedStates == configuration.initializedStates)
+    }
+
+    @Test func deleteAllDataErasesTheStoreAndKeepsTheContainerUsable() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        let trip = Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0))
+        trip.stays = [Accommodation(name: "Casa", nights: 3)]
+        context.insert(trip)
+        try context.save()
+        #expect(configuration.stored.count == 2)
+        try container.deleteAllData()
+        #expect(configuration.stored.isEmpty)
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Trip>()) == 0)
+        fresh.insert(Trip(name: "Porto", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0)))
+        try fresh.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Porto"])
+    }
+
+    @Test func deleteAllDataKeepsTheObjectsOfAStoreThatCannotErase() throws {
+        let configuration = ListStoreConfiguration(name: "list")
+        configuration.eraseUnsupported = true
+        let container = try ModelContainer(for: Trip.self, configurations: configuration)
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Lisbon", destination: "Portugal", start: Date(timeIntervalSinceReferenceDate: 0)))
+        try context.save()
+        let error = storeError { try container.deleteAllData() }
+        #expect(error?.code == .persistentStoreOperation)
+        #expect(error?.message.contains("does not implement erase(); nothing was removed") == true)
+        #expect(configuration.stored.count == 1)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Lisbon"])
     }
 }

@@ -373,6 +373,12 @@ public final class PersistentStoreCoordinator: Sendable {
         try state.withLock { state in try body(state.slots.map(\.store).filter { $0.holds(entityName: entityName) }) }
     }
 
+    /// Runs `body` with the store `handle` names, under the coordinator's lock, as
+    /// ``withStores(holding:_:)`` does. Throws 134070 when the store is not added.
+    package func withStore<Result>(_ handle: StoreHandle, _ body: (any PersistentStore) throws -> Result) throws -> Result {
+        try state.withLock { state in try body(Self.require(handle, in: state).store) }
+    }
+
     /// How often the coordinator has called into its stores so far.
     public var statistics: CoordinatorStatistics { state.withLock { $0.statistics } }
 
