@@ -24,14 +24,14 @@ public final class ModelBackingData {
     /// while the application holds it (a managed object holds its context weakly).
     @exclusivity(unchecked) private var context: ManagedObjectContext?
     /// For each property index, its slot in the managed object's layout (-1: not in the layout).
-    @exclusivity(unchecked) private(set) var slots: [Int] = []
+    @exclusivity(unchecked) @usableFromInline private(set) var slots: [Int] = []
     /// The values before insertion, by property index (empty until the first is set).
-    @exclusivity(unchecked) private(set) var local: [LocalValue] = []
+    @exclusivity(unchecked) @usableFromInline private(set) var local: [LocalValue] = []
     /// The temporary ID an object not inserted yet is identified by (`persistentModelID`).
     private(set) lazy var unattachedObjectID = ObjectID.temporary(entityName: schema.entityName)
 
     /// A property's value before insertion.
-    enum LocalValue {
+    @usableFromInline enum LocalValue {
         case unset
         case value(any StoreValueConvertible)
         /// An enum or `Codable` value: the Swift value (read back as it was set) and what it is
@@ -80,12 +80,15 @@ public final class ModelBackingData {
 
     // MARK: Attributes
 
-    /// A non-optional attribute's value (its fallback when the object holds none).
+    /// A non-optional attribute's value (its fallback when the object holds none). Inlinable, so
+    /// the generated getters read a slot with the value type known (no generic call per read).
+    @inlinable
     public func attributeValue<Value: PersistentAttributeValue>(at index: Int, as type: Value.Type) -> Value {
         optionalAttributeValue(at: index, as: Value.self) ?? Value.persistentFallbackValue
     }
 
-    /// An optional attribute's value.
+    /// An optional attribute's value (inlinable, as ``attributeValue(at:as:)``).
+    @inlinable
     public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
         if let object = managedObject {
             let slot = slots[index]

@@ -570,7 +570,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The value of an attribute slot of the object's layout, filling a fault first (`.null`
     /// for an empty slot or a fault that cannot be filled): ``value(forKey:)`` without the
     /// name lookup.
-    package final func attributeValue(atSlot slot: Int) -> StoreValue {
+    @usableFromInline package final func attributeValue(atSlot slot: Int) -> StoreValue {
         willAccessValues()
         return slotValue(slot)
     }
