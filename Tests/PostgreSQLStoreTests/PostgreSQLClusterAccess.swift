@@ -4,11 +4,13 @@ import StoreCore
 import StoreTestSupport
 import Testing
 
-/// A PostgreSQL primary with a hot standby for the tests of read replicas and failover, as
-/// `scripts/postgres-cluster.sh` starts it (scripts/ci-checks.sh does, and exports its URIs):
-/// `PERSISTENTSTORES_POSTGRES_PRIMARY_URL` and `PERSISTENTSTORES_POSTGRES_STANDBY_URL`, and
-/// for the failover tests, which stop, kill and promote servers, the script itself in
-/// `PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT`. Without them those tests are skipped, saying so.
+/// A PostgreSQL primary with a hot standby for the tests of read replicas, failover and
+/// partitions, as `scripts/postgres-cluster.sh` starts it (scripts/test.sh does where the
+/// machine allows, and exports its URIs): `PERSISTENTSTORES_POSTGRES_PRIMARY_URL` and
+/// `PERSISTENTSTORES_POSTGRES_STANDBY_URL`; for the failover and partition tests, which stop,
+/// kill, promote and cut off hosts, the script itself in `PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT`;
+/// and the network the script chose (`namespaces`, or `loopback: <why>`) in
+/// `PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK`. Without them those tests are skipped, saying so.
 struct PostgreSQLClusterAccess {
     let primary: String
     let standby: String
@@ -26,9 +28,29 @@ struct PostgreSQLClusterAccess {
     static let failoverSkipReason: Comment =
         "no cluster to fail over: set PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT to scripts/postgres-cluster.sh (it is run as root or as the postgres user; scripts/ci-checks.sh does this)"
 
+    /// The network the cluster runs on, as the script said: `namespaces` (each server a host
+    /// of its own, reached over veth links) or `loopback: <why not namespaces>`.
+    static let network = environment["PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK"].flatMap { $0.isEmpty ? nil : $0 } ?? "not given"
+    /// Whether the servers are hosts of their own whose links the script can cut.
+    static let isNamespaced = script != nil && network == "namespaces"
+    /// Why the partition tests do not run.
+    static let partitionSkipReason: Comment =
+        "no cluster on network namespaces (network: \(network)): partitions need scripts/postgres-cluster.sh as root with ip netns (scripts/test.sh starts it so where the machine allows)"
+
+    /// The cluster's URIs. With the script given, a cluster a failover test left behind (its
+    /// primary stopped or killed, its standby promoted) is started afresh first.
     init() throws {
         primary = try #require(Self.environment["PERSISTENTSTORES_POSTGRES_PRIMARY_URL"])
         standby = try #require(Self.environment["PERSISTENTSTORES_POSTGRES_STANDBY_URL"])
+        if Self.script != nil && !isHealthy { try Self.restore() }
+    }
+
+    /// Whether the primary takes writes and the standby is one.
+    var isHealthy: Bool {
+        func inRecovery(_ uri: String) -> Bool? {
+            (try? Self.admin(uri).execute("SELECT pg_is_in_recovery()").text(0, 0)).map { $0 == "t" }
+        }
+        return inRecovery(primary) == false && inRecovery(standby) == true
     }
 
     /// A fresh schema name.
@@ -61,10 +83,17 @@ struct PostgreSQLClusterAccess {
         try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(text: uri))
     }
 
-    /// Runs the cluster script with `command` (and `environment`), failing the test when it
-    /// fails; returns what it printed.
+    /// Starts the cluster afresh as `start` leaves it (asynchronous commit), for the tests
+    /// after one that failed its primary over.
+    static func restore() throws {
+        try run("stop")
+        try run("start")
+    }
+
+    /// Runs the cluster script with `command` and `arguments` (and `environment`), failing the
+    /// test when it fails; returns what it printed.
     @discardableResult
-    static func run(_ command: String, environment extra: [String: String] = [:]) throws -> String {
+    static func run(_ command: String, _ arguments: String..., environment extra: [String: String] = [:]) throws -> String {
         let script = try #require(Self.script)
         // The output goes to a file: the servers the script starts would keep a pipe open.
         return try withTemporaryDirectory { directory in
@@ -73,7 +102,7 @@ struct PostgreSQLClusterAccess {
             let handle = try FileHandle(forWritingTo: output)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script, command]
+            process.arguments = [script, command] + arguments
             process.environment = Self.environment.merging(extra) { $1 }
             process.standardOutput = handle
             process.standardError = handle
