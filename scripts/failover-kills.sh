@@ -14,11 +14,14 @@
 # doubt (134040, and how many of those were committed), the rows found, the rows found twice
 # (duplicates) and the acknowledged saves not found (lost), and whether the test's checks held;
 # then the totals. Each run's output is kept in a folder it names. Needs the tests built
-# (swift build --build-tests) and what the cluster script needs (root or the postgres user,
-# PostgreSQL installed). Exits 1 when a save was lost or doubled or a run's checks failed.
+# (swift build --build-tests; each run starts the test binary itself, or the one in
+# PERSISTENTSTORES_TEST_BINARY, without SwiftPM) and what the cluster script needs (root or the
+# postgres user, PostgreSQL installed). Exits 1 when a save was lost or doubled or a run's checks
+# failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-50}
+tests=${PERSISTENTSTORES_TEST_BINARY:-$(swift build --show-bin-path)/PersistentStoresPackageTests.xctest}
 logs=$(mktemp -d /tmp/failover-kills.XXXXXX)
 bash scripts/postgres-cluster.sh stop
 cluster=$(bash scripts/postgres-cluster.sh start)
@@ -38,7 +41,7 @@ printf '%4s %12s %11s %6s %8s %18s %5s %10s %4s %7s\n' run "${keys[@]}" checks
 for ((run = 1; run <= runs; run++)); do
     log="$logs/run-$run.log"
     status=0
-    swift test --skip-build --filter 'noAcknowledgedSaveIsLostWhenThePrimaryIsKilledUnderSynchronousCommit' >"$log" 2>&1 || status=$?
+    "$tests" --testing-library swift-testing --filter 'noAcknowledgedSaveIsLostWhenThePrimaryIsKilledUnderSynchronousCommit' >"$log" 2>&1 || status=$?
     counts=$(grep -o 'acknowledged=.*' "$log" | head -n 1 || true)
     if [[ -z "$counts" ]] || ! grep -q 'Test run with 1 test.* passed' "$log"; then status=1; fi
     row=()

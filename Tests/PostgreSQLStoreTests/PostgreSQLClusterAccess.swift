@@ -96,21 +96,27 @@ struct PostgreSQLClusterAccess {
     static func run(_ command: String, _ arguments: String..., environment extra: [String: String] = [:]) throws -> String {
         let script = try #require(Self.script)
         // The output goes to a file: the servers the script starts would keep a pipe open.
+        // posix_spawn and waitpid rather than Process: waiting for a Process while another
+        // (a partition test's instance) runs never saw the first one end.
         return try withTemporaryDirectory { directory in
             let output = directory.appendingPathComponent("cluster.out")
-            #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
-            let handle = try FileHandle(forWritingTo: output)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script, command] + arguments
-            process.environment = Self.environment.merging(extra) { $1 }
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-            process.waitUntilExit()
-            try handle.close()
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            let environment = Self.environment.merging(extra) { $1 }.map { "\($0.key)=\($0.value)" }
+            var argv = (["/bin/bash", script, command] + arguments).map { strdup($0) } + [nil]
+            var envp = environment.map { strdup($0) } + [nil]
+            defer { for pointer in argv + envp { free(pointer) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, &argv, &envp)
+            try #require(spawned == 0, "could not run \(script): error \(spawned)")
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            #expect(process.terminationStatus == 0, "\(script) \(command) failed: \(printed)")
+            // Exited (not signalled) with status 0.
+            #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "\(script) \(command) failed: \(printed)")
             return printed
         }
     }
