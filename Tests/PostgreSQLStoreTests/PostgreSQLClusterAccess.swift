@@ -21,12 +21,12 @@ struct PostgreSQLClusterAccess {
         && !(environment["PERSISTENTSTORES_POSTGRES_STANDBY_URL"] ?? "").isEmpty
     /// Why the replica tests do not run.
     static let skipReason: Comment =
-        "no primary and hot standby: set PERSISTENTSTORES_POSTGRES_PRIMARY_URL and PERSISTENTSTORES_POSTGRES_STANDBY_URL (scripts/postgres-cluster.sh start prints them; scripts/ci-checks.sh does this)"
+        "no primary and hot standby: set PERSISTENTSTORES_POSTGRES_PRIMARY_URL and PERSISTENTSTORES_POSTGRES_STANDBY_URL (scripts/postgres-cluster.sh start prints them; scripts/test.sh does this where the machine allows: root or the postgres user, PostgreSQL installed)"
     /// The cluster script, for tests that stop, kill and promote its servers.
     static let script = environment["PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT"].flatMap { $0.isEmpty ? nil : $0 }
     /// Why the failover tests do not run.
     static let failoverSkipReason: Comment =
-        "no cluster to fail over: set PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT to scripts/postgres-cluster.sh (it is run as root or as the postgres user; scripts/ci-checks.sh does this)"
+        "no cluster to fail over: set PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT to scripts/postgres-cluster.sh (it is run as root or as the postgres user; scripts/test.sh does this)"
 
     /// The network the cluster runs on, as the script said: `namespaces` (each server a host
     /// of its own, reached over veth links) or `loopback: <why not namespaces>`.
