@@ -15,7 +15,8 @@ import StoreCore
 /// hear of them through the coordinator's saves).
 ///
 /// A lost connection is connected again (backoff from 50 ms to 1 s, for as long as the
-/// listener runs); once listening again the listener reads the history it missed. It stops
+/// listener runs); once listening again the listener reads the history it missed. A connection
+/// that died silently (a partition) is noticed by TCP keepalives (`connectionDefaults`). It stops
 /// when the store is removed or deallocated, or its coordinator is gone.
 final class PostgreSQLChangeListener: Sendable {
     /// Set to stop the thread.
@@ -113,9 +114,20 @@ final class PostgreSQLChangeListener: Sendable {
         }
     }
 
+    /// libpq settings of the listening connection where the URI gives none. The listener only
+    /// waits for data, so a connection that died without a word (its server's host or the
+    /// network between cut off, the server ending the connection meanwhile) would otherwise
+    /// look open for the system's keepalive time (two hours): TCP keepalives after 10 s idle
+    /// every 5 s, three unanswered, declare it lost within 25 s, and a connection attempt
+    /// gives up after 5 s (the listener tries again).
+    static let connectionDefaults = [
+        ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"), ("connect_timeout", "5"),
+    ]
+
     /// Connects and listens on the store's channel.
     private static func listen(_ source: Source) throws -> PostgreSQLConnection {
-        let connection = try PostgreSQLConnection(endpoint: source.endpoint)
+        let endpoint = connectionDefaults.reduce(source.endpoint) { $0.defaulting($1.0, to: $1.1) }
+        let connection = try PostgreSQLConnection(endpoint: endpoint)
         try connection.execute("SET search_path TO \(PostgreSQLConnection.quote(source.endpoint.schema))", [], "choosing the schema")
         try connection.execute("LISTEN \(PostgreSQLConnection.quote(source.channel))", [], "listening for other processes' saves")
         return connection

@@ -114,6 +114,11 @@ struct PostgreSQLEndpoint: Sendable {
         self.redactedDescription = endpoint.redactedDescription
     }
 
+    /// The same endpoint with libpq's `keyword` set to `value` unless the URI or options set it.
+    func defaulting(_ keyword: String, to value: String) -> PostgreSQLEndpoint {
+        keywords.contains { $0.0 == keyword } ? self : PostgreSQLEndpoint(self, setting: keyword, to: value)
+    }
+
     /// The keyword/value connection string of `keywords`.
     private static func connectionString(_ keywords: [(String, String)]) -> String {
         keywords.map { "\($0.0)='\(Self.quoted($0.1))'" }.joined(separator: " ")

@@ -15,6 +15,11 @@
 //         With persistent history recorded (so every save is announced to the store's other
 //         instances), round r adds 1 to `count` of counter r % counters and saves, as author
 //         `conflict-saver`, under `.mergeByPropertyObjectTrump`. Prints `saves N`.
+//     conflict-saver listen <url> <transactions> <counters>
+//         An instance that only listens (the partition test runs it on a host of its own): adds
+//         the store with persistent history, prints `listening`, then for each remote change
+//         `change N…` (its transactions' numbers), and exits once it has been posted
+//         `transactions` transactions, printing `received N`.
 //
 // Any other error prints `error: …` and exits 1. The store's model: `Counter` with `index`,
 // `count` and `tag` (integers).
@@ -44,7 +49,7 @@ do {
     }
     PostgreSQLStore.register()
     let coordinator = PersistentStoreCoordinator(model: model)
-    let options: StoreOptions = mode == "history" ? [StoreOptionKey.persistentHistoryTracking: .bool(true)] : [:]
+    let options: StoreOptions = mode == "history" || mode == "listen" ? [StoreOptionKey.persistentHistoryTracking: .bool(true)] : [:]
     try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url, options: options)
     let context = ManagedObjectContext(coordinator: coordinator)
     var request = FetchRequest(entityName: "Counter")
@@ -88,6 +93,24 @@ do {
             try context.save()
         }
         print("saves \(rounds)")
+    case "listen":
+        // Each line written at once (unbuffered): the test reads them as they come.
+        let say = { @Sendable (line: String) in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        let received = Locked(0)
+        let done = DispatchSemaphore(value: 0)
+        let observer = coordinator.addRemoteChangeObserver { change in
+            let numbers = change.transactions.map(\.number)
+            say("change \(numbers.map(String.init).joined(separator: " "))")
+            let total = received.withLock { count in
+                count += numbers.count
+                return count
+            }
+            if total >= rounds { done.signal() }
+        }
+        say("listening")
+        done.wait()
+        say("received \(received.withLock { $0 })")
+        withExtendedLifetime(observer) {}
     default:
         fail("error: unknown mode \(mode)")
     }
