@@ -18,7 +18,7 @@ enum Driver {
         let topology = options.workerPrefixes.isEmpty ? "all workers on this host" : "workers under " + options.workerPrefixes.joined(separator: " | ")
         print("\(options.processes) processes × \(options.contexts) contexts, \(Int(options.duration)) s per side, mix fetch/increment/append "
             + "\(options.mix.fetch)/\(options.mix.increment)/\(options.mix.append), \(options.counters) counters, \(options.lists) lists; "
-            + "primary \(options.url)" + (options.replicas.isEmpty ? "" : ", replicas \(options.replicas.joined(separator: " "))") + "; \(topology)")
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; primary \(options.url)" + (options.replicas.isEmpty ? "" : ", replicas \(options.replicas.joined(separator: " "))") + "; \(topology)")
         var outcomes: [Outcome] = []
         for side in options.sides {
             outcomes.append(runSide(side, options))

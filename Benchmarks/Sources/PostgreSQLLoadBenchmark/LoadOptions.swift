@@ -23,6 +23,10 @@ struct LoadOptions: Sendable {
     var sides = ["store", "libpq"]
     /// Commands put before each worker's command line (e.g. `ip netns exec app1`), used in turn.
     var workerPrefixes: [String] = []
+    /// The merge policy of the store side's appends: `error` (a conflict on the list's row is
+    /// 133020, the worker rolls back, refreshes the list and retries, as for increments) or
+    /// `merge` (`.mergeByPropertyObjectTrump`: the save resolves it itself).
+    var appendPolicy = "error"
     /// Contexts are reset (and the shared objects fetched again) after this many operations, so a
     /// long run does not accumulate every item it has read.
     var resetEvery = 500
@@ -34,6 +38,7 @@ struct LoadOptions: Sendable {
         usage: PostgreSQLLoadBenchmark --url postgresql://… [--replica URI]… [--processes 8] [--contexts 4]
                [--duration 60] [--counters 8] [--lists 64] [--mix fetch,increment,append (50,30,20)]
                [--sides store,libpq,libpq-atomic] [--worker-prefix "ip netns exec app1"]… [--reset-every 500]
+               [--append-policy error|merge]
         """
 
     /// Reads `arguments` (without the program's name); exits with the usage on a mistake.
@@ -69,6 +74,9 @@ struct LoadOptions: Sendable {
                 guard sides.allSatisfy(["store", "libpq", "libpq-atomic"].contains) else { fail("--sides: store, libpq, libpq-atomic") }
             case "--worker-prefix": workerPrefixes.append(next(argument))
             case "--reset-every": resetEvery = number(argument)
+            case "--append-policy":
+                appendPolicy = next(argument)
+                guard ["error", "merge"].contains(appendPolicy) else { fail("--append-policy: error or merge") }
             case "--worker":
                 workerSide = next(argument)
                 guard let index = Int(next(argument)) else { fail("--worker needs a side and a number") }
@@ -84,7 +92,7 @@ struct LoadOptions: Sendable {
         var arguments = [
             "--url", url, "--processes", String(processes), "--contexts", String(contexts), "--duration", String(duration),
             "--counters", String(counters), "--lists", String(lists), "--mix", "\(mix.fetch),\(mix.increment),\(mix.append)",
-            "--reset-every", String(resetEvery), "--worker", side, String(index),
+            "--reset-every", String(resetEvery), "--append-policy", appendPolicy, "--worker", side, String(index),
         ]
         for replica in replicas { arguments += ["--replica", replica] }
         return arguments

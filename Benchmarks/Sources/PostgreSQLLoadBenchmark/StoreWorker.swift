@@ -153,6 +153,8 @@ enum StoreWorker {
                     }
                 case .append:
                     let list = lists[index]
+                    context.mergePolicy = options.appendPolicy == "merge" ? .mergeByPropertyObjectTrump : .error
+                    defer { context.mergePolicy = .error }
                     while true {
                         attempts += 1
                         let item = try context.insert(entityName: "Item")
