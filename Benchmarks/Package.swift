@@ -13,6 +13,7 @@ import PackageDescription
 //     swift run -c release --package-path Benchmarks MigrationBenchmark
 //     swift run -c release --package-path Benchmarks TypedModelBenchmark
 //     swift run -c release --package-path Benchmarks PostgreSQLStoreBenchmark --url "$(bash scripts/postgres-scratch.sh start)"
+//     swift run -c release --package-path Benchmarks PostgreSQLLoadBenchmark --url "$(bash scripts/postgres-scratch.sh start)"
 //
 // Each workload is one executable target (one file or folder per store) measuring the framework
 // and its baselines in the same run.
@@ -66,6 +67,13 @@ let package = Package(
             name: "PostgreSQLStoreBenchmark",
             dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibPQ", "BenchmarkSupport"],
             path: "Sources/PostgreSQLStoreBenchmark"),
+        // Issue 30: N processes × M contexts on shared counters and lists (fetches, optimistic
+        // increments, to-many appends) through the PostgreSQL store vs the same mix with libpq,
+        // with the no-lost-update invariants checked against the database.
+        .executableTarget(
+            name: "PostgreSQLLoadBenchmark",
+            dependencies: [.product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkLibPQ"],
+            path: "Sources/PostgreSQLLoadBenchmark"),
         // The raw sqlite3 C API for the SQLite benchmark's baseline (the main package's CSQLite
         // is internal to it), and glibc's heap statistics.
         .systemLibrary(

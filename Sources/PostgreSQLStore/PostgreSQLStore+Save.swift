@@ -73,9 +73,12 @@ extension PostgreSQLStore {
                     try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection)
                 }
             }
+            // Only a counter below the keys is raised: keys reserved beforehand are already
+            // under it, and a row left as it is is not locked, so saves inserting the same
+            // entity from several instances do not queue on its counter until they commit.
             for (number, key) in largestKeys.sorted(by: { $0.key < $1.key }) {
                 try connection.execute(
-                    "UPDATE Z_PRIMARYKEY SET Z_MAX = GREATEST(COALESCE(Z_MAX, 0), $1) WHERE Z_ENT = $2",
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = $1 WHERE Z_ENT = $2 AND COALESCE(Z_MAX, 0) < $1",
                     [.text(String(key)), .text(String(number))], "updating the key counters")
             }
             for node in request.updatedObjects {
