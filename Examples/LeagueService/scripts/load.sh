@@ -3,14 +3,16 @@
 # the service in release mode, starts it on SQLite and then on PostgreSQL (a throwaway server of
 # its own, in a temporary folder), seeds teams and players through its API, runs wrk on a
 # filtered and paged list, a single-object GET and a POST/PATCH mix, stops everything and prints
-# a Markdown table (requests/s, p50, p99, non-2xx answers, load average).
+# a Markdown table (requests/s, p50, p99, non-2xx answers, socket errors and timeouts, load
+# average).
 #
 #   bash Examples/LeagueService/scripts/load.sh                 # both backends, 30 s per endpoint
 #   BACKENDS=sqlite DURATION=10s bash Examples/LeagueService/scripts/load.sh
 #
 # Settings (environment): BACKENDS ("sqlite postgresql"), DURATION (30s), THREADS (2),
 # CONNECTIONS (32), TEAMS (20), PLAYERS (1000), PORT (18080), PERSISTENCE_STORE_URL (a
-# PostgreSQL database to use instead of starting a server; it should be empty).
+# PostgreSQL database to use instead of starting a server; it should be empty), LEAGUE_BINARY (a
+# service already built, instead of building it).
 # wrk is installed with apt-get when missing; PostgreSQL needs its server binaries (initdb,
 # pg_ctl), as scripts/ensure-deps.sh installs them.
 set -euo pipefail
@@ -31,13 +33,18 @@ if ! command -v wrk >/dev/null; then
     "${sudo[@]}" apt-get install -y wrk >/dev/null || { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y wrk >/dev/null; }
 fi
 
-swift build -c release --package-path "$package" --product LeagueService >&2
-binary="$(swift build -c release --package-path "$package" --show-bin-path)/LeagueService"
+if [[ -n "${LEAGUE_BINARY:-}" ]]; then
+    binary="$LEAGUE_BINARY"
+else
+    swift build -c release --package-path "$package" --product LeagueService >&2
+    binary="$(swift build -c release --package-path "$package" --show-bin-path)/LeagueService"
+fi
 
 work="$(mktemp -d /tmp/league-load.XXXXXX)"
 server=""
 pg_folder=""
 pg_bin=""
+pg_url=""
 as_postgres=()
 cleanup() {
     if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
@@ -47,7 +54,8 @@ cleanup() {
 trap cleanup EXIT
 
 # A PostgreSQL server of this script's own (fsync off; it holds nothing worth keeping), so that
-# no other server on the machine is touched. Prints its connection URI.
+# no other server on the machine is touched; its connection URI in `pg_url`. (Not called in a
+# command substitution: the cleanup needs the folder it sets.)
 start_postgres() {
     pg_bin="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
     pg_folder="$(mktemp -d /tmp/league-load-pg.XXXXXX)"
@@ -55,7 +63,7 @@ start_postgres() {
     "${as_postgres[@]}" "$pg_bin/initdb" -D "$pg_folder/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
     "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$pg_folder/data" -l "$pg_folder/server.log" -w \
         -o "-k $pg_folder -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null
-    echo "postgresql:///postgres?host=$pg_folder&user=postgres"
+    pg_url="postgresql:///postgres?host=$pg_folder&user=postgres"
 }
 
 # Starts the service with the given environment and waits (at most a minute) until it answers.
@@ -77,8 +85,8 @@ stop_service() {
     server=""
 }
 
-# The "id" of a JSON answer.
-id_of() { sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }
+# The "id" of a JSON answer, on a line of its own (the answer ends without a newline).
+id_of() { { cat; echo; } | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }
 
 seed() {
     : >"$work/teams"
@@ -105,20 +113,22 @@ run_wrk() {
     if [[ -n "$script" ]]; then arguments+=(-s "$script"); fi
     output="$(LEAGUE_PLAYER_IDS="$work/players" LEAGUE_TEAM_IDS="$work/teams" wrk "${arguments[@]}" "$target")"
     echo "$output" >&2
-    local rps p50 p99 errors
+    local rps p50 p99 errors socket
     rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$output")"
     p50="$(awk '$1 == "50%" {print $2}' <<<"$output")"
     p99="$(awk '$1 == "99%" {print $2}' <<<"$output")"
     errors="$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$output")"
-    rows+=("| $backend | $label | ${rps%.*} | $p50 | $p99 | ${errors:-0} | $load |")
+    # Connect, read, write errors and timeouts, added up.
+    socket="$(awk '/Socket errors:/ {print $4 + $6 + $8 + $10}' <<<"$output")"
+    rows+=("| $backend | $label | ${rps%.*} | $p50 | $p99 | ${errors:-0} | ${socket:-0} | $load |")
 }
 
 for backend in $backends; do
     case "$backend" in
         sqlite) start_service PERSISTENCE_STORE_PATH="$work/league.sqlite" ;;
         postgresql)
-            url="${PERSISTENCE_STORE_URL:-$(start_postgres)}"
-            start_service PERSISTENCE_STORE_URL="$url" ;;
+            if [[ -n "${PERSISTENCE_STORE_URL:-}" ]]; then pg_url="$PERSISTENCE_STORE_URL"; else start_postgres; fi
+            start_service PERSISTENCE_STORE_URL="$pg_url" ;;
         *) echo "unknown backend $backend (sqlite, postgresql)" >&2; exit 64 ;;
     esac
     echo "== $backend: seeding $teams teams and $players players" >&2
@@ -138,6 +148,6 @@ done
 echo
 echo "wrk -t $threads -c $connections -d $duration --latency; $teams teams, $players players seeded; $(nproc) cores"
 echo
-echo "| backend | endpoint | requests/s | p50 | p99 | non-2xx | load average before |"
-echo "|---|---|---:|---:|---:|---:|---|"
+echo "| backend | endpoint | requests/s | p50 | p99 | non-2xx | socket errors | load average before |"
+echo "|---|---|---:|---:|---:|---:|---:|---|"
 printf '%s\n' "${rows[@]}"
