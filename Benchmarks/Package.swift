@@ -24,6 +24,11 @@ let package = Package(
         .package(name: "PersistentStores", path: ".."),
         // The peer of the SQLite store benchmark (records and raw rows).
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The SSWG API packages PersistentStores reports to, for the SQLite benchmark's
+        // observability comparison (issue 31: a logger at info, the no-op backends bootstrapped).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // What the benchmarks share: timings with medians, table formatting, SVG charts.
@@ -85,6 +90,9 @@ let package = Package(
             dependencies: [
                 .product(name: "PersistentStores", package: "PersistentStores"), "BenchmarkSQLite", "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Sources/SQLiteStoreBenchmark"),
         // W11 and W12: faults fired one by one vs prefetched, memory per fault, and the fetch

@@ -162,9 +162,11 @@ final class SQLiteStatement {
         guard let start = runStart, let observer else { return }
         runStart = nil
         let duration = start.duration(to: .now)
-        let rows = columnCount > 0 ? rowsRead : connection.changes
-        let values = recordsValues ? boundValues.sorted { $0.key < $1.key }.map(\.value) : nil
-        observer.statement(sql, duration: duration, rows: rows, values: values)
+        // Both read only when the statement is logged (not for a fast one timed for the
+        // slow-statement threshold alone).
+        observer.statement(
+            sql, duration: duration, rows: columnCount > 0 ? rowsRead : connection.changes,
+            values: recordsValues ? boundValues.sorted { $0.key < $1.key }.map(\.value) : nil)
     }
 
     /// Steps to completion (statements that return no rows).

@@ -19,9 +19,15 @@ enum Framework {
         }
     }
 
+    /// What the coordinators below report to by default: `--observability quiet` (see
+    /// `ObservabilityComparison`); nil, nothing given, without it.
+    static let observability: StoreObservability? = ObservabilityComparison.fromArguments()
+
     /// A coordinator with the SQLite store at `url` (created when missing).
-    static func open(_ url: URL) throws -> (PersistentStoreCoordinator, StoreHandle) {
-        let coordinator = PersistentStoreCoordinator(model: Dataset.model, registry: registry)
+    static func open(
+        _ url: URL, observability: StoreObservability? = Framework.observability
+    ) throws -> (PersistentStoreCoordinator, StoreHandle) {
+        let coordinator = PersistentStoreCoordinator(model: Dataset.model, registry: registry, observability: observability)
         let store = try coordinator.addPersistentStore(type: "SQLite", at: url)
         return (coordinator, store)
     }
@@ -33,8 +39,10 @@ enum Framework {
     }
 
     /// W1: inserts every person and team through a context and saves once (timed: inserts and save).
-    static func insertThroughContext(_ dataset: Dataset, at url: URL, measurement: inout Timing) throws {
-        let (coordinator, store) = try open(url)
+    static func insertThroughContext(
+        _ dataset: Dataset, at url: URL, observability: StoreObservability? = Framework.observability, measurement: inout Timing
+    ) throws {
+        let (coordinator, store) = try open(url, observability: observability)
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext(coordinator: coordinator)
         try measurement.time {
@@ -68,8 +76,10 @@ enum Framework {
 
     /// W2: fetches every person as objects in a new coordinator and reads every attribute.
     /// Returns what was read and the heap in use (MiB) while the objects were alive.
-    static func readAll(at url: URL, measurement: inout Timing) throws -> (Checksum, Double) {
-        let (coordinator, store) = try open(url)
+    static func readAll(
+        at url: URL, observability: StoreObservability? = Framework.observability, measurement: inout Timing
+    ) throws -> (Checksum, Double) {
+        let (coordinator, store) = try open(url, observability: observability)
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext(coordinator: coordinator)
         return try measurement.time {

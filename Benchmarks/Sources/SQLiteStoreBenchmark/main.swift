@@ -3,13 +3,17 @@ import BenchmarkSupport
 // sqlite3 C API and GRDB 7, all in the same run; medians of several runs and their ratios.
 //
 //     swift run -c release SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb]
-//         [--only w1 | w1.framework | w2.framework | w2.raw]
+//         [--only w1 | w1.framework | w2.framework | w2.raw | obs] [--observability off | quiet]
 //
 // `--only w1` runs W1 alone (framework, raw, GRDB); `--only w1.framework` runs the framework's
 // W1 alone (for profiling it, e.g. under callgrind). `--only w2.framework --file F` and
 // `--only w2.raw --file F` run one contender's W2 alone on the database F and print the peak RSS
 // while it ran (the first run writes F with raw sqlite3 and stops): each in its own process, so
 // that the peaks compare.
+//
+// `--observability quiet` gives every framework coordinator a logger at `info` with the no-op
+// metrics backend and tracer bootstrapped (issue 31: observability off as a server has it);
+// `--only obs` times W1 and W2 with nothing given against that, in turns, in one run.
 //
 // The framework and the raw baseline work on the same tables (the raw baseline writes into a
 // file the store created, and reads the file the store wrote); GRDB works on its own tables
@@ -40,13 +44,14 @@ while let argument = arguments.next() {
     case "--svg": svgPath = arguments.next()
     case "--no-grdb": withGRDB = false
     case "--file": w2File = arguments.next()
+    case "--observability": _ = arguments.next()  // read by `Framework.observability`
     case "--only":
         only = arguments.next()
-        guard ["w1", "w1.framework", "w2.framework", "w2.raw"].contains(only ?? "") else {
-            fail("--only takes w1, w1.framework, w2.framework or w2.raw")
+        guard ["w1", "w1.framework", "w2.framework", "w2.raw", "obs"].contains(only ?? "") else {
+            fail("--only takes w1, w1.framework, w2.framework, w2.raw or obs")
         }
     default:
-        print("usage: SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb] [--only w1 | w1.framework | w2.framework | w2.raw]")
+        print("usage: SQLiteStoreBenchmark [--sizes 10000,100000] [--runs 5] [--svg chart.svg] [--no-grdb] [--only w1 | w1.framework | w2.framework | w2.raw | obs] [--observability off | quiet]")
         exit(64)
     }
 }
@@ -127,6 +132,13 @@ struct SizeResult {
     var resident: [String: Double] = [:]
     var peakResident = 0.0
 }
+
+if only == "obs" {
+    try ObservabilityComparison.run(sizes: sizes, runs: runs, folder: folder)
+    try? FileManager.default.removeItem(at: folder)
+    exit(0)
+}
+if Framework.observability != nil { print("observability: quiet (a logger at info, the no-op metrics backend and tracer bootstrapped)") }
 
 var results: [SizeResult] = []
 print("SQLite store vs raw sqlite3 vs GRDB \(withGRDB ? "7.10.0" : "(skipped)"); medians of \(runs) runs")

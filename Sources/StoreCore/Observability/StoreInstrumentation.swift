@@ -96,22 +96,30 @@ package final class StoreInstrumentation: Sendable {
     /// took longer than the threshold, and its bound values at `trace` — each `<redacted>` when
     /// the statement names a column of a sensitive attribute. The SQL holds no value (every
     /// value is bound).
-    package func statement(_ sql: String, duration: Duration, rows: Int, values: [String]?) {
+    ///
+    /// `rows` and `values` are read only when the statement is logged: a statement that is only
+    /// timed for the slow-statement threshold (a logger at `info`) and was fast costs its two
+    /// clock reads and this call, nothing more.
+    package func statement(
+        _ sql: String, duration: Duration, rows: @autoclosure () -> Int, values: @autoclosure () -> [String]?
+    ) {
         if recordsQueryText, let span = Self.currentSpan, span.isRecording, !Self.isTransactionControl(sql),
             span.attributes["db.query.text"] == nil
         {
             span.attributes["db.query.text"] = sql
         }
         if logsSlowStatements, let threshold = slowStatementThreshold, duration > threshold {
+            let rows = rows()
             logger.notice(
                 "Slow SQL statement",
                 metadata: ["db.query.text": .string(sql), "duration_ms": .string(duration.millisecondsText), "rows": .stringConvertible(rows)])
         } else if logsStatements {
+            let rows = rows()
             logger.debug(
                 "SQL statement",
                 metadata: ["db.query.text": .string(sql), "duration_ms": .string(duration.millisecondsText), "rows": .stringConvertible(rows)])
         }
-        if tracesValues, let values, !values.isEmpty {
+        if tracesValues, let values = values(), !values.isEmpty {
             let shown = redactsValues(of: sql) ? values.map { _ in "<redacted>" } : values
             logger.trace("SQL statement values", metadata: ["db.query.text": .string(sql), "values": .array(shown.map { .string($0) })])
         }
