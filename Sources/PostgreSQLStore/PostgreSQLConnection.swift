@@ -77,6 +77,7 @@ final class PostgreSQLConnection {
         let format: Int32 = binary ? 1 : 0
         let name = prepared ? try preparedStatement(for: sql, context()) : nil
         let start = observer == nil ? nil : ContinuousClock.now
+        roundTrips += 1
         let result: OpaquePointer? = withParameterBuffers(parameters) { values, lengths, formats in
             if let name {
                 return PQexecPrepared(handle, name, count, values, lengths, formats, format)
@@ -112,6 +113,10 @@ final class PostgreSQLConnection {
         }
     }
 
+    /// The round trips this connection has made: one per statement run, one per statement
+    /// prepared. The tests count them.
+    private(set) var roundTrips = 0
+
     /// The most statements one connection keeps prepared; statements past it run unprepared.
     /// The stores prepare only statements they compile from a bounded set of shapes (their
     /// compiled-fetch caches hold 128), so the bound is a safeguard.
@@ -129,6 +134,7 @@ final class PostgreSQLConnection {
         guard preparedStatements.count < Self.maximumPreparedStatements else { return nil }
         let name = "ps_\(nextPreparedStatement)"
         nextPreparedStatement += 1
+        roundTrips += 1
         _ = try checked(PQprepare(handle, name, sql, 0, nil), context())
         preparedStatements[sql] = name
         return name
