@@ -109,7 +109,7 @@ import Testing
         let save = try Self.request(store, persons: 40, from: 100, teams: 1)
         var nodes = save.insertedObjects
         nodes[20].setValue(.string("p7@example.com"), forAttribute: "email")
-        let error = try #require(storeError { try store.save(SaveChangesRequest(insertedObjects: nodes)) })
+        let error = try #require(storeError { _ = try store.save(SaveChangesRequest(insertedObjects: nodes)) })
         #expect(error.code == .managedObjectConstraintMerge)
         #expect(error.message.contains("Person"), "\(error.message)")
         var count = FetchRequest(entityName: "Person")

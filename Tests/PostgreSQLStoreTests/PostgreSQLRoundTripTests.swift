@@ -31,12 +31,12 @@ import Testing
         let insert = "INSERT INTO t VALUES ($1)"
         try connection.execute(insert, [.text("1")], prepared: true)
         let duplicate = storeError {
-            try connection.transaction { try connection.execute(insert, [.text("1")], prepared: true, "inserting a duplicate") }
+            try connection.transaction { _ = try connection.execute(insert, [.text("1")], prepared: true, "inserting a duplicate") }
         }
         #expect(duplicate?.code == .managedObjectConstraintMerge)
         // A first run that fails (its preparation succeeded): prepared again next time, and it runs.
         let fresh = "INSERT INTO t VALUES ($1) RETURNING k"
-        #expect(storeError { try connection.execute(fresh, [.text("1")], prepared: true) }?.code == .managedObjectConstraintMerge)
+        #expect(storeError { _ = try connection.execute(fresh, [.text("1")], prepared: true) }?.code == .managedObjectConstraintMerge)
         #expect(try connection.execute(fresh, [.text("2")], prepared: true).text(0, 0) == "2")
         #expect(try connection.execute("SELECT count(*) FROM t").text(0, 0) == "2")
     }
