@@ -61,9 +61,10 @@ final class PostgreSQLConnection {
     /// or in binary form with `binary` (read with ``PostgreSQLResult``'s `binary…` accessors).
     ///
     /// With `prepared`, the statement is prepared on the server the first time this connection
-    /// runs its text and run from there afterwards (parsed and analysed once; see
-    /// ``maximumPreparedStatements``). The stores prepare the statements they run again and
-    /// again: compiled fetches, faults, inserts.
+    /// runs its text, in the same round trip as its first run (libpq's pipeline mode), and run
+    /// by name afterwards (parsed and analysed once; see ``maximumPreparedStatements``). The
+    /// stores prepare the statements they run again and again: compiled fetches, faults,
+    /// inserts.
     ///
     /// - Throws: 133021 for a unique violation (SQLSTATE 23505), 134090 for a query cancelled by
     ///   `statement_timeout` or a lock timeout, 134070 for anything else, each with the server's
@@ -75,15 +76,31 @@ final class PostgreSQLConnection {
     ) throws -> PostgreSQLResult {
         let count = Int32(parameters.count)
         let format: Int32 = binary ? 1 : 0
-        let name = prepared ? try preparedStatement(for: sql, context()) : nil
+        // A statement prepared before runs by name; one to prepare is prepared and run in the
+        // same round trip (``prepareAndRun``).
+        let known = prepared ? preparedStatements[sql] : nil
+        let preparing = prepared && known == nil && preparedStatements.count < Self.maximumPreparedStatements ? nextName() : nil
         let start = observer == nil ? nil : ContinuousClock.now
-        let result: OpaquePointer? = withParameterBuffers(parameters) { values, lengths, formats in
-            if let name {
-                return PQexecPrepared(handle, name, count, values, lengths, formats, format)
+        roundTrips += 1
+        let (preparation, result) = withParameterBuffers(parameters) { values, lengths, formats -> (OpaquePointer?, OpaquePointer?) in
+            if let known {
+                return (nil, PQexecPrepared(handle, known, count, values, lengths, formats, format))
             }
-            return PQexecParams(handle, sql, count, nil, values, lengths, formats, format)
+            if let preparing {
+                return prepareAndRun(preparing, sql, count, values, lengths, formats, format)
+            }
+            return (nil, PQexecParams(handle, sql, count, nil, values, lengths, formats, format))
         }
         do {
+            if let preparing {
+                do {
+                    _ = try checked(preparation, context())
+                } catch {
+                    if let result { PQclear(result) }
+                    throw error
+                }
+                preparedStatements[sql] = preparing
+            }
             let checkedResult = try checked(result, context())
             if let start, let observer {
                 let rows = checkedResult.columnCount > 0 ? checkedResult.rowCount : checkedResult.affectedRows
@@ -98,9 +115,49 @@ final class PostgreSQLConnection {
             }
             // A prepared statement that failed is prepared afresh next time (a changed table
             // makes the server refuse a plan whose result type changed).
-            if name != nil { preparedStatements[sql] = nil }
+            if prepared { preparedStatements[sql] = nil }
             throw error
         }
+    }
+
+    /// Prepares `sql` as the statement `name` and runs it in one round trip: libpq's pipeline
+    /// mode sends the Parse, the Bind and Execute, and a Sync together, then reads both results
+    /// (the preparation's, then the statement's). Returns both (either nil when the connection
+    /// failed; the statement's is `PGRES_PIPELINE_ABORTED` when the preparation failed).
+    private func prepareAndRun(
+        _ name: String, _ sql: String, _ count: Int32, _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?,
+        _ formats: UnsafePointer<Int32>?, _ format: Int32
+    ) -> (OpaquePointer?, OpaquePointer?) {
+        guard PQenterPipelineMode(handle) == 1 else {
+            // Not possible (a command in progress): prepare, then run, in two round trips.
+            roundTrips += 1
+            let preparation = PQprepare(handle, name, sql, 0, nil)
+            guard PQresultStatus(preparation) == PGRES_COMMAND_OK else { return (preparation, nil) }
+            return (preparation, PQexecPrepared(handle, name, count, values, lengths, formats, format))
+        }
+        var results: [OpaquePointer] = []
+        if PQsendPrepare(handle, name, sql, 0, nil) == 1, PQsendQueryPrepared(handle, name, count, values, lengths, formats, format) == 1,
+            PQpipelineSync(handle) == 1
+        {
+            // Each statement's results end with a null; the Sync's result ends the pipeline. A
+            // third null means the connection failed before the Sync's result came.
+            var ends = 0
+            while ends < 3 && results.count < 4 {
+                guard let next = PQgetResult(handle) else {
+                    ends += 1
+                    continue
+                }
+                if PQresultStatus(next) == PGRES_PIPELINE_SYNC {
+                    PQclear(next)
+                    break
+                }
+                results.append(next)
+            }
+        }
+        PQexitPipelineMode(handle)
+        // Only the first two results are the statements' (a failed connection adds none).
+        for extra in results.dropFirst(2) { PQclear(extra) }
+        return (results.first, results.count > 1 ? results[1] : nil)
     }
 
     /// How a bound value reads in the log.
@@ -112,6 +169,10 @@ final class PostgreSQLConnection {
         }
     }
 
+    /// The round trips this connection has made: one per statement run, its preparation
+    /// included (one more only when pipeline mode could not be entered). The tests count them.
+    private(set) var roundTrips = 0
+
     /// The most statements one connection keeps prepared; statements past it run unprepared.
     /// The stores prepare only statements they compile from a bounded set of shapes (their
     /// compiled-fetch caches hold 128), so the bound is a safeguard.
@@ -122,16 +183,10 @@ final class PostgreSQLConnection {
     /// The number of the next prepared statement's name (names are never reused).
     private var nextPreparedStatement = 1
 
-    /// The name of the prepared statement for `sql`, preparing it on first use; nil when the
-    /// connection keeps ``maximumPreparedStatements`` already.
-    private func preparedStatement(for sql: String, _ context: @autoclosure () -> String) throws -> String? {
-        if let name = preparedStatements[sql] { return name }
-        guard preparedStatements.count < Self.maximumPreparedStatements else { return nil }
-        let name = "ps_\(nextPreparedStatement)"
-        nextPreparedStatement += 1
-        _ = try checked(PQprepare(handle, name, sql, 0, nil), context())
-        preparedStatements[sql] = name
-        return name
+    /// A name for a statement to prepare (never used before on this connection).
+    private func nextName() -> String {
+        defer { nextPreparedStatement += 1 }
+        return "ps_\(nextPreparedStatement)"
     }
 
     /// The result of a statement that succeeded; throws the statement's error otherwise (the

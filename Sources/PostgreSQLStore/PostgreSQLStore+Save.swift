@@ -57,12 +57,11 @@ extension PostgreSQLStore {
         try connection.transaction(beforeCommit: beforeCommit) {
             var conflicts: [ObjectID] = []
             var largestKeys: [Int: Int64] = [:]
-            for node in request.insertedObjects {
-                let mapping = try self.mapping(of: node.entityName)
-                let key = try insert(node, mapping: mapping, connection: connection, schema: schema)
+            for (mapping, nodes) in try insertedNodesByEntity(request) {
+                let largest = try insert(nodes, mapping: mapping, connection: connection, schema: schema)
                 let counter = Self.counterNumber(of: mapping, in: schema)
-                largestKeys[counter] = max(largestKeys[counter] ?? 0, key)
-                versions[node.objectID] = 1
+                largestKeys[counter] = max(largestKeys[counter] ?? 0, largest)
+                for node in nodes { versions[node.objectID] = 1 }
             }
             // To-manys after every row exists: some are written into the destinations' rows.
             for node in request.insertedObjects where node.hasLoadedToManys {
@@ -114,8 +113,63 @@ extension PostgreSQLStore {
 
     // MARK: Rows
 
-    /// Inserts one row; returns its primary key.
-    private func insert(_ node: StoreNode, mapping: SQLEntityMapping, connection: PostgreSQLConnection, schema: SQLSchema) throws -> Int64 {
+    /// The inserted nodes of a save by entity, in the order each entity first appears (each
+    /// entity's nodes in the request's order).
+    private func insertedNodesByEntity(_ request: SaveChangesRequest) throws -> [(SQLEntityMapping, [StoreNode])] {
+        var groups: [(SQLEntityMapping, [StoreNode])] = []
+        var positions: [String: Int] = [:]
+        for node in request.insertedObjects {
+            if let position = positions[node.entityName] {
+                groups[position].1.append(node)
+            } else {
+                let mapping = try self.mapping(of: node.entityName)
+                positions[node.entityName] = groups.count
+                groups.append((mapping, [node]))
+            }
+        }
+        return groups
+    }
+
+    /// The most rows one INSERT writes: PostgreSQL binds at most 65,535 parameters per
+    /// statement, and a statement of more rows gains little (its round trip is already shared).
+    static let maximumInsertRows = 1024
+
+    /// Inserts the rows of `nodes`, all of `mapping`'s entity, with multi-row INSERTs; returns
+    /// the largest primary key written.
+    ///
+    /// The rows go in batches whose sizes are powers of two (the largest that fits
+    /// ``maximumInsertRows`` and the parameter limit, then the binary digits of the rest: 10,000
+    /// rows of 8 columns are 9 statements of 1,024 rows, then 512, 256 and 16), so an entity
+    /// has at most 11 INSERT shapes, each prepared once per connection, whatever the saves'
+    /// sizes.
+    private func insert(_ nodes: [StoreNode], mapping: SQLEntityMapping, connection: PostgreSQLConnection, schema: SQLSchema) throws -> Int64 {
+        let columns = 2 + mapping.rowColumns.count
+        var batch = 1
+        while batch * 2 <= Self.maximumInsertRows && batch * 2 * columns <= 65_535 { batch *= 2 }
+        var parameters: [PostgreSQLParameter] = []
+        parameters.reserveCapacity(min(batch, nodes.count) * columns)
+        var largest: Int64 = 0
+        var start = nodes.startIndex
+        while start < nodes.endIndex {
+            while batch > nodes.endIndex - start { batch /= 2 }
+            parameters.removeAll(keepingCapacity: true)
+            for node in nodes[start..<start + batch] {
+                largest = max(largest, try appendRow(of: node, mapping: mapping, schema: schema, to: &parameters))
+            }
+            let first = nodes[start].objectID
+            try connection.execute(
+                insertSQL(for: mapping, rows: batch), parameters, prepared: true,
+                batch == 1 ? "inserting \(first)" : "inserting \(batch) \(mapping.name) objects from \(first)")
+            start += batch
+        }
+        return largest
+    }
+
+    /// Appends the parameters of one inserted row (its key, entity number, then attributes and
+    /// to-ones in mapping order); returns its primary key.
+    private func appendRow(of node: StoreNode, mapping: SQLEntityMapping, schema: SQLSchema, to parameters: inout [PostgreSQLParameter]) throws
+        -> Int64
+    {
         if mapping.isAbstract {
             throw StoreError(
                 .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
@@ -123,8 +177,8 @@ extension PostgreSQLStore {
         }
         try mapping.checkAttributeKeys(of: node, modelLayout: model.layout(ofEntity: mapping.name), model: model)
         let key = try primaryKey(of: node.objectID)
-        var parameters: [PostgreSQLParameter] = [.text(String(key)), .text(String(mapping.number))]
-        parameters.reserveCapacity(2 + mapping.attributes.count + 2 * mapping.toOnes.count)
+        parameters.append(.text(String(key)))
+        parameters.append(.text(String(mapping.number)))
         for attribute in mapping.attributes {
             parameters.append(try attributeParameter(attribute, value: node.attributeValue(forKey: attribute.name), of: node))
         }
@@ -133,19 +187,23 @@ extension PostgreSQLStore {
             parameters.append(key)
             if toOne.entityColumn != nil { parameters.append(number) }
         }
-        try connection.execute(insertSQL(for: mapping), parameters, prepared: true, "inserting \(node.objectID)")
         return key
     }
 
-    /// The INSERT of a row of `mapping`, every column bound (`$1` the key, `$2` the entity
-    /// number, then attributes and to-ones in mapping order): one text per entity, kept, so its
-    /// prepared statement is reused by every insert.
-    private func insertSQL(for mapping: SQLEntityMapping) -> String {
-        if let sql = insertStatements[mapping.number] { return sql }
+    /// The INSERT of `rows` rows of `mapping`, every column bound (per row: the key, the entity
+    /// number, then attributes and to-ones in mapping order; `Z_OPT` is 1): one text per entity
+    /// and batch size, kept, so its prepared statement is reused by every save.
+    private func insertSQL(for mapping: SQLEntityMapping, rows: Int) -> String {
+        if let sql = insertStatements[mapping.number]?[rows] { return sql }
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns.map(SQLSchema.sql)
-        let values = ["$1", "$2", "1"] + (0..<mapping.rowColumns.count).map { "$\($0 + 3)" }
-        let sql = "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-        insertStatements[mapping.number] = sql
+        let width = 2 + mapping.rowColumns.count
+        var sql = "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.joined(separator: ", "))) VALUES "
+        for row in 0..<rows {
+            let first = row * width
+            let values = ["$\(first + 1)", "$\(first + 2)", "1"] + (2..<width).map { "$\(first + $0 + 1)" }
+            sql += (row == 0 ? "(" : ", (") + values.joined(separator: ", ") + ")"
+        }
+        insertStatements[mapping.number, default: [:]][rows] = sql
         return sql
     }
 

@@ -74,8 +74,8 @@ public final class PostgreSQLStore: IncrementalStore {
     var rowReaders: [[Int]: PostgreSQLRowReader] = [:]
     /// What firing a single fault needs, per entity (by `ObjectID`'s entity number).
     var faultQueries: [Int: PostgreSQLFaultQuery] = [:]
-    /// INSERT statements by entity number.
-    var insertStatements: [Int: String] = [:]
+    /// Multi-row INSERT statements by entity number, then number of rows.
+    var insertStatements: [Int: [Int: String]] = [:]
     /// Whether this is a connection of the read pool (its connections are read-only).
     var isReadConnection = false
     /// The history transaction numbers this store's saves recorded and its change listener has

@@ -8,10 +8,11 @@
 // Data: Person {name (indexed), email, age Int32, score Double, born Date}, N rows. Each run
 // writes a fresh store (its own PostgreSQL schema) and a fresh raw table with the same columns,
 // types and index, then times on each:
-// - W1 insert N and commit: the framework inserts through a context and saves once (one INSERT
-//   per row in one transaction); the raw baseline runs the same INSERT, prepared once with
-//   `PQprepare`, per row with `PQexecPrepared` in one transaction (the same round trips;
-//   neither uses COPY). Every statement of the baseline is prepared once, before timing;
+// - W1 insert N and commit: the framework inserts through a context and saves once (multi-row
+//   INSERTs of up to 1,024 rows in one transaction); the raw baselines run, in one transaction,
+//   the INSERT of one row, prepared once with `PQprepare`, per row with `PQexecPrepared`, and
+//   (W1 multi-row) prepared INSERTs of 1,024 rows and one of the rest (neither uses COPY).
+//   Every statement of the baseline is prepared once, before timing;
 // - W2 fetch all N and read every attribute: a fetch through a new context reading the five
 //   values of each object, against `SELECT` of the five columns converted to Swift values;
 // - W3 count with a predicate (`age > 40`) and fetch the object IDs of the same rows;
@@ -258,6 +259,15 @@ for size in sizes {
         // with prepared statements); the store prepares its statements once per connection too.
         connection.prepare(
             "insert", "INSERT INTO zperson (z_pk, z_ent, z_opt, zname, zemail, zage, zscore, zborn) VALUES ($1, 1, 1, $2, $3, $4, $5, $6)")
+        // W1 multi-row: 1,024 rows a statement, then one statement of the rest.
+        let batch = 1_024
+        func valuesList(rows: Int) -> String {
+            (0..<rows).map { row in "($\(row * 6 + 1), 1, 1, " + (2...6).map { "$\(row * 6 + $0)" }.joined(separator: ", ") + ")" }
+                .joined(separator: ", ")
+        }
+        let columns = "INSERT INTO zperson (z_pk, z_ent, z_opt, zname, zemail, zage, zscore, zborn) VALUES "
+        connection.prepare("insert_batch", columns + valuesList(rows: batch))
+        if data.count % batch > 0 { connection.prepare("insert_rest", columns + valuesList(rows: data.count % batch)) }
         connection.prepare("all", "SELECT zname, zemail, zage, zscore, zborn FROM zperson ORDER BY z_pk")
         connection.prepare("count", "SELECT COUNT(*) FROM zperson WHERE zage > $1")
         connection.prepare("ids", "SELECT z_pk FROM zperson WHERE zage > $1 ORDER BY z_pk")
@@ -271,6 +281,25 @@ for size in sizes {
                 connection.execPrepared(
                     "insert",
                     [String(index + 1), row.name, row.email, String(row.age), "\(row.score)", "\(row.born.timeIntervalSinceReferenceDate)"])
+            }
+            connection.exec("COMMIT")
+        }
+        connection.exec("TRUNCATE zperson")
+        rawTime("W1 insert N, save (raw multi-row)") {
+            connection.exec("BEGIN")
+            var start = 0
+            while start < data.count {
+                let rows = min(batch, data.count - start)
+                var parameters: [String?] = []
+                parameters.reserveCapacity(rows * 6)
+                for index in start..<start + rows {
+                    let row = data[index]
+                    parameters += [
+                        String(index + 1), row.name, row.email, String(row.age), "\(row.score)", "\(row.born.timeIntervalSinceReferenceDate)",
+                    ]
+                }
+                connection.execPrepared(rows == batch ? "insert_batch" : "insert_rest", parameters)
+                start += rows
             }
             connection.exec("COMMIT")
         }
@@ -290,6 +319,8 @@ for size in sizes {
         rawTime("W6 batch delete 50%") { connection.exec("DELETE FROM zperson WHERE zage >= $1", ["48"]) }
         connection.exec("DROP SCHEMA \(rawSchema) CASCADE")
     }
+    // The framework's one W1 time against both baselines.
+    framework["W1 insert N, save (raw multi-row)"] = framework["W1 insert N, save"]
     for name in framework.keys.sorted() {
         guard let ours = framework[name], let theirs = raw[name] else { continue }
         table.append((name, size, format(ours.median), format(theirs.median), ratio(ours.median / theirs.median)))
