@@ -94,16 +94,23 @@ final class PostgreSQLChangeListener: Sendable {
                 }
             }
             guard let listening = connection else { continue }
-            var descriptor = pollfd(fd: listening.socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, pollInterval)
-            if ready < 0 && errno != EINTR {
-                connection = nil
-                continue
-            }
-            guard ready > 0 else { continue }
-            guard let payloads = listening.receiveNotifications() else {
-                connection = nil
-                continue
+            // A notification that arrived while the last query's results were read (the history
+            // just read, the catch-up after connecting) is in libpq's queue already, and the
+            // socket will not wake `poll` for it: take those first.
+            var payloads = listening.queuedNotifications()
+            if payloads.isEmpty {
+                var descriptor = pollfd(fd: listening.socket, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptor, 1, pollInterval)
+                if ready < 0 && errno != EINTR {
+                    connection = nil
+                    continue
+                }
+                guard ready > 0 else { continue }
+                guard let received = listening.receiveNotifications() else {
+                    connection = nil
+                    continue
+                }
+                payloads = received
             }
             guard !payloads.isEmpty else { continue }
             // A payload names a transaction; one already read needs no query.

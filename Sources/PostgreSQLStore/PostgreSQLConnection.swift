@@ -331,6 +331,14 @@ final class PostgreSQLConnection {
     /// (`LISTEN`); nil when the connection is lost.
     func receiveNotifications() -> [String]? {
         guard PQconsumeInput(handle) == 1 else { return nil }
+        return queuedNotifications()
+    }
+
+    /// The payloads of the notifications libpq has already read from the socket and queued,
+    /// without reading it: those that arrived while a query's results were being read. The
+    /// socket has nothing more to say about them, so a caller that waits on it must take these
+    /// first.
+    func queuedNotifications() -> [String] {
         var payloads: [String] = []
         while let notification = PQnotifies(handle) {
             payloads.append(notification.pointee.extra.map { String(cString: $0) } ?? "")

@@ -23,6 +23,24 @@ import Testing
         #expect(row.int64(0, 4) == Int64(hostile.count - 1))
     }
 
+    /// A notification that arrives while a query's results are read is queued by libpq and
+    /// leaves nothing on the socket: a listener that only waits on the socket never sees it
+    /// (the change listener takes the queued ones first).
+    @Test func aNotificationReadWithAQuerysResultsIsQueuedNotOnTheSocket() throws {
+        let endpoint = try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL())
+        let listener = try PostgreSQLConnection(endpoint: endpoint)
+        let sender = try PostgreSQLConnection(endpoint: endpoint)
+        let channel = "queued_\(UInt32.random(in: 0...UInt32.max))"
+        try listener.execute("LISTEN \(channel)", [], "listening")
+        try sender.execute("SELECT pg_notify($1, 'first')", [.text(channel)], "notifying")
+        // The listener's next query reads the notification along with its own results.
+        _ = try listener.execute("SELECT 1", [], "a query")
+        var descriptor = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&descriptor, 1, 300) == 0, "nothing is left on the socket")
+        #expect(listener.queuedNotifications() == ["first"])
+        #expect(listener.queuedNotifications().isEmpty)
+    }
+
     @Test func aTransactionThatThrowsLeavesNothingBehind() throws {
         let endpoint = try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL())
         let connection = try PostgreSQLConnection(endpoint: endpoint)
