@@ -20,18 +20,14 @@
 # failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/cluster-environment.sh
 runs=${1:-50}
 tests=${PERSISTENTSTORES_TEST_BINARY:-$(swift build --show-bin-path)/PersistentStoresPackageTests.xctest}
 logs=$(mktemp -d /tmp/failover-kills.XXXXXX)
 bash scripts/postgres-cluster.sh stop
 cluster=$(bash scripts/postgres-cluster.sh start)
 trap 'bash scripts/postgres-cluster.sh stop' EXIT
-PERSISTENTSTORES_POSTGRES_PRIMARY_URL="$(awk '$1 == "primary" { print $2 }' <<<"$cluster")"
-PERSISTENTSTORES_POSTGRES_STANDBY_URL="$(awk '$1 == "standby" { print $2 }' <<<"$cluster")"
-PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK="$(sed -n 's/^network //p' <<<"$cluster")"
-PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT="$PWD/scripts/postgres-cluster.sh"
-export PERSISTENTSTORES_POSTGRES_PRIMARY_URL PERSISTENTSTORES_POSTGRES_STANDBY_URL
-export PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT
+export_cluster_environment "$cluster"
 echo "network $PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK; $runs runs; each run's output in $logs"
 keys=(acknowledged before-kill failed in-doubt in-doubt-committed rows duplicates lost)
 declare -A total

@@ -12,6 +12,7 @@
 # the tests use that cluster instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/cluster-environment.sh
 bash scripts/ensure-deps.sh --tests
 swift build --build-tests
 if [[ -n "${PERSISTENTSTORES_POSTGRES_PRIMARY_URL:-}" ]]; then
@@ -24,12 +25,7 @@ else
     bash scripts/postgres-cluster.sh stop
     if cluster="$(bash scripts/postgres-cluster.sh start 2>&1)"; then
         trap 'bash scripts/postgres-cluster.sh stop' EXIT
-        PERSISTENTSTORES_POSTGRES_PRIMARY_URL="$(awk '$1 == "primary" { print $2 }' <<<"$cluster")"
-        PERSISTENTSTORES_POSTGRES_STANDBY_URL="$(awk '$1 == "standby" { print $2 }' <<<"$cluster")"
-        PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK="$(sed -n 's/^network //p' <<<"$cluster")"
-        PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT="$PWD/scripts/postgres-cluster.sh"
-        export PERSISTENTSTORES_POSTGRES_PRIMARY_URL PERSISTENTSTORES_POSTGRES_STANDBY_URL
-        export PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK PERSISTENTSTORES_POSTGRES_CLUSTER_SCRIPT
+        export_cluster_environment "$cluster"
         echo "cluster tests: network $PERSISTENTSTORES_POSTGRES_CLUSTER_NETWORK, primary $PERSISTENTSTORES_POSTGRES_PRIMARY_URL, standby $PERSISTENTSTORES_POSTGRES_STANDBY_URL"
     else
         echo "cluster tests: skipped (scripts/postgres-cluster.sh start failed: $cluster)"

@@ -392,16 +392,23 @@ extension DataStoreAdapter: ErasingStore {
         let checked = configuration
         try calling("validate", url: url) { try checked.validate() }
         let store = try calling("open", url: url) { try Store(checked, migrationPlan: nil) }
+        try erase(store, url: url)
+    }
+
+    /// Calls a data store's ``DataStore/erase()``; what it throws becomes a 134070 naming the
+    /// store (`unsupportedFeature`, the default: "nothing was removed").
+    private static func erase(_ store: Store, url: URL?) throws {
+        let place = url.map { " at \($0.path)" } ?? ""
         do {
             try store.erase()
         } catch DataStoreError.unsupportedFeature {
             throw StoreError(
-                .persistentStoreOperation, "\(storeType) store at \(url.path): \(Store.self) does not implement erase(); nothing was removed",
+                .persistentStoreOperation, "\(storeType) store\(place): \(Store.self) does not implement erase(); nothing was removed",
                 fileURL: url)
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError(.persistentStoreOperation, "\(storeType) store at \(url.path): \(Store.self).erase failed: \(error)", fileURL: url)
+            throw StoreError(.persistentStoreOperation, "\(storeType) store\(place): \(Store.self).erase failed: \(error)", fileURL: url)
         }
     }
 }
@@ -410,17 +417,8 @@ extension DataStoreAdapter: DataStoreErasing {
     /// The data store's ``DataStore/erase()``, as ``eraseStore(at:model:options:)`` calls it;
     /// the hand-off adds the store again with its configuration.
     func eraseData() throws -> DataStoreHandOff {
-        do {
-            try dataStore.erase()
-            return DataStoreHandOff(dataStore.configuration, schema: schema, migrationPlan: migrationPlan)
-        } catch DataStoreError.unsupportedFeature {
-            throw StoreError(
-                .persistentStoreOperation, "\(Self.storeType) store: \(Store.self) does not implement erase(); nothing was removed", fileURL: url)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.persistentStoreOperation, "\(Self.storeType) store: \(Store.self).erase failed: \(error)", fileURL: url)
-        }
+        try Self.erase(dataStore, url: url)
+        return DataStoreHandOff(dataStore.configuration, schema: schema, migrationPlan: migrationPlan)
     }
 }
 
