@@ -16,7 +16,7 @@ import StoreCore
 ///
 /// A lost connection is connected again (backoff from 50 ms to 1 s, for as long as the
 /// listener runs); once listening again the listener reads the history it missed. A connection
-/// that died silently (a partition) is noticed by TCP keepalives (`connectionDefaults`). It stops
+/// that died silently (a partition) is noticed by TCP keepalives (`PostgreSQLEndpoint.connectionDefaults`). It stops
 /// when the store is removed or deallocated, or its coordinator is gone.
 final class PostgreSQLChangeListener: Sendable {
     /// Set to stop the thread.
@@ -34,6 +34,10 @@ final class PostgreSQLChangeListener: Sendable {
         let place: String
         /// The transaction numbers this coordinator's saves recorded, not posted as remote.
         let ownTransactions: Locked<Set<Int64>>
+        /// The store's read replicas: before a remote change is posted, the position reads
+        /// wait for is raised to the primary's, so what the change names is read from a
+        /// replica only once it has replayed it. Nil for a store without replicas.
+        let replication: PostgreSQLReplication?
     }
 
     /// Starts listening for saves after history transaction `lastSeen` (nil: after the last
@@ -121,20 +125,9 @@ final class PostgreSQLChangeListener: Sendable {
         }
     }
 
-    /// libpq settings of the listening connection where the URI gives none. The listener only
-    /// waits for data, so a connection that died without a word (its server's host or the
-    /// network between cut off, the server ending the connection meanwhile) would otherwise
-    /// look open for the system's keepalive time (two hours): TCP keepalives after 10 s idle
-    /// every 5 s, three unanswered, declare it lost within 25 s, and a connection attempt
-    /// gives up after 5 s (the listener tries again).
-    static let connectionDefaults = [
-        ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"), ("connect_timeout", "5"),
-    ]
-
     /// Connects and listens on the store's channel.
     private static func listen(_ source: Source) throws -> PostgreSQLConnection {
-        let endpoint = connectionDefaults.reduce(source.endpoint) { $0.defaulting($1.0, to: $1.1) }
-        let connection = try PostgreSQLConnection(endpoint: endpoint)
+        let connection = try PostgreSQLConnection(endpoint: source.endpoint)
         try connection.execute("SET search_path TO \(PostgreSQLConnection.quote(source.endpoint.schema))", [], "choosing the schema")
         try connection.execute("LISTEN \(PostgreSQLConnection.quote(source.channel))", [], "listening for other processes' saves")
         return connection
@@ -165,6 +158,12 @@ final class PostgreSQLChangeListener: Sendable {
             transactions.filter { own.remove($0.number) == nil }
         }
         guard !remote.isEmpty else { return true }
+        if let replication = source.replication {
+            // Read after the history, so at or past every commit it holds; unknown (nil) sends
+            // reads to the primary until a later position is read.
+            let position = try? connection.execute("SELECT pg_current_wal_lsn()::text", [], "reading the primary's log position").text(0, 0)
+            replication.primaryReached(position.flatMap(PostgreSQLReplication.position))
+        }
         return post(RemoteChange(storeIdentifier: source.storeIdentifier, transactions: remote))
     }
 }

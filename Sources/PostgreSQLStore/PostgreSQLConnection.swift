@@ -19,9 +19,10 @@ final class PostgreSQLConnection {
     /// values); nil when nothing is observed.
     var observer: StoreInstrumentation?
 
-    /// Connects; 134080 naming the server (never the password) when libpq cannot.
+    /// Connects, with the endpoint's `PostgreSQLEndpoint.connectionDefaults` where its URI
+    /// sets none; 134080 naming the server (never the password) when libpq cannot.
     init(endpoint: PostgreSQLEndpoint) throws {
-        guard let handle = PQconnectdb(endpoint.connectionString) else {
+        guard let handle = PQconnectdb(endpoint.connectionStringWithDefaults) else {
             throw StoreError(.persistentStoreOpen, "Cannot connect to PostgreSQL at \(endpoint.redactedDescription): out of memory")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -76,6 +77,7 @@ final class PostgreSQLConnection {
     ) throws -> PostgreSQLResult {
         let count = Int32(parameters.count)
         let format: Int32 = binary ? 1 : 0
+        lastErrorState = nil
         // A statement prepared before runs by name; one to prepare is prepared and run in the
         // same round trip (``prepareAndRun``).
         let known = prepared ? preparedStatements[sql] : nil
@@ -169,6 +171,15 @@ final class PostgreSQLConnection {
         }
     }
 
+    /// The SQLSTATE of the last statement when the server refused it (nil when it succeeded
+    /// or the connection failed).
+    private(set) var lastErrorState: String?
+
+    /// Whether the last statement was cancelled by a hot standby because it conflicted with
+    /// the changes the standby replays (SQLSTATE 40001, or 40P01 for a buffer-pin deadlock):
+    /// the read did nothing wrong, and the primary can answer it.
+    var failedInRecoveryConflict: Bool { lastErrorState == "40001" || lastErrorState == "40P01" }
+
     /// The round trips this connection has made: one per statement run, its preparation
     /// included (one more only when pipeline mode could not be entered). The tests count them.
     private(set) var roundTrips = 0
@@ -200,6 +211,7 @@ final class PostgreSQLConnection {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            lastErrorState = state
             let message = endpoint.redact(Self.message(PQresultErrorMessage(result)))
             PQclear(result)
             throw Self.error(state: state, message: message, context: context(), endpoint: endpoint)

@@ -119,6 +119,26 @@ struct PostgreSQLEndpoint: Sendable {
         keywords.contains { $0.0 == keyword } ? self : PostgreSQLEndpoint(self, setting: keyword, to: value)
     }
 
+    /// libpq settings every connection of the store gets where the URI and options give none.
+    /// Without them a connection whose server or network vanished without a word (a partition,
+    /// a host gone) looks open: a waiting statement would wait until TCP gives up (about 15
+    /// minutes on Linux) and an idle one for the system's keepalive time (two hours). TCP
+    /// keepalives after 10 s idle every 5 s, three unanswered, and data unacknowledged for 25 s
+    /// (`tcp_user_timeout`, milliseconds) declare it lost within about 25 s — a busy server
+    /// still acknowledges at the TCP level, so a long statement is not cut short — and a
+    /// connection attempt gives up after 5 s (the store tries again within its reconnect
+    /// timeout). Unix-domain sockets ignore the TCP settings.
+    static let connectionDefaults = [
+        ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+        ("tcp_user_timeout", "25000"), ("connect_timeout", "5"),
+    ]
+
+    /// The connection string libpq is given: ``connectionString`` with
+    /// ``connectionDefaults`` where the URI and options set none.
+    var connectionStringWithDefaults: String {
+        Self.connectionDefaults.reduce(self) { $0.defaulting($1.0, to: $1.1) }.connectionString
+    }
+
     /// The keyword/value connection string of `keywords`.
     private static func connectionString(_ keywords: [(String, String)]) -> String {
         keywords.map { "\($0.0)='\(Self.quoted($0.1))'" }.joined(separator: " ")

@@ -81,18 +81,29 @@ extension PostgreSQLStore {
     }
 
     /// Runs `body`, a read; when the connection is lost, connects again and runs it once more.
+    /// A read a replica could not answer (its connection lost, or the read cancelled in a
+    /// recovery conflict) runs once more on the primary. After a read the primary answered, the
+    /// primary's position is noted, so later reads see what it saw (monotonic reads).
     func retryingRead<T>(_ body: () throws -> T) throws -> T {
+        let value: T
         do {
-            return try body()
-        } catch is StoreError where replicaConnection?.isBroken == true {
-            // The replica went away: the read goes to the primary, the replica is left alone
-            // for a second.
+            value = try body()
+        } catch is StoreError where replicaConnection.map({ $0.isBroken || $0.failedInRecoveryConflict }) == true {
+            // The replica went away, or cancelled the read because it conflicted with the
+            // changes it replays: the read goes to the primary, the replica is left alone for a
+            // second.
             dropReplica()
             return try retryingRead(body)
         } catch let error as StoreError where connection?.isBroken == true {
             try reconnect(after: error)
-            return try body()
+            value = try body()
         }
+        // Inside a pinned read (a read-only transaction) the outermost read notes it.
+        if primaryAnsweredRead, pinnedRead == nil, let connection {
+            primaryAnsweredRead = false
+            notePrimaryPosition(on: connection)
+        }
+        return value
     }
 
     // MARK: Saves
@@ -214,6 +225,16 @@ extension PostgreSQLStore {
     /// The fault to inject into this save of a store in `schema`, if the tests asked for one.
     static func takeCommitFault(forSchema schema: String) -> CommitFault? {
         commitFaults.withLock { faults in faults.isEmpty ? nil : faults.removeValue(forKey: schema) }
+    }
+
+    /// Schemas of stores whose next read on a replica the tests have cancelled, as a hot
+    /// standby cancels a read that conflicts with the changes it replays.
+    static let replicaConflicts = Locked<Set<String>>([])
+
+    /// Whether the tests asked for the next replica read of a store in `schema` to be cancelled
+    /// (each request taken by one read).
+    static func takeReplicaConflict(forSchema schema: String) -> Bool {
+        replicaConflicts.withLock { schemas in schemas.isEmpty ? false : schemas.remove(schema) != nil }
     }
 
     /// Ends the server process of `connection`, as a server restart would.

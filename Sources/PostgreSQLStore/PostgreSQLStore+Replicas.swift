@@ -8,6 +8,13 @@ import StoreCore
 /// that far (waiting at most ``PostgreSQLOptionKey/replicaWaitTimeout``); otherwise the primary
 /// answers. A replica that cannot be reached is left alone for a second, its reads going to the
 /// primary meanwhile.
+///
+/// Reads are monotonic across the two servers: after the primary answered a read (the replica
+/// was behind, unreachable, or cancelled the read), the primary's position is read and reads
+/// wait for it as for a write's, so no later read sees less than that one did. Remote changes
+/// (other instances' saves heard by the listener) raise the position the same way before they
+/// are posted, so objects refreshed by a merge are not read from a replica that has not
+/// replayed those saves.
 extension PostgreSQLStore {
     /// What the store knows of its read replica and where its reads went; nil for a store
     /// without replicas.
@@ -51,9 +58,16 @@ extension PostgreSQLStore {
         guard let replication else { return try ready().0 }
         if let replica = freshReplica(replication) {
             replication.countRead(onReplica: true)
+            if Self.takeReplicaConflict(forSchema: endpoint.schema) {
+                // What a hot standby says of a read it cancels (see `retryingRead`).
+                try replica.execute(
+                    "DO $$BEGIN RAISE EXCEPTION 'canceling statement due to conflict with recovery' USING ERRCODE = '40001'; END$$", [],
+                    "reading (a recovery conflict the tests provoke)")
+            }
             return replica
         }
         replication.countRead(onReplica: false)
+        primaryAnsweredRead = true
         return try primaryForReading()
     }
 

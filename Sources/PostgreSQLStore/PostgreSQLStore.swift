@@ -93,6 +93,9 @@ public final class PostgreSQLStore: IncrementalStore {
     var replicaReplayed: (position: UInt64, at: ContinuousClock.Instant)?
     /// No replica is tried again before this instant (after none could be reached).
     var replicaRetryAt: ContinuousClock.Instant?
+    /// Set when the primary answered a read of a store with replicas: once the read is done
+    /// the primary's position is read, so later reads see at least what this one saw.
+    var primaryAnsweredRead = false
     /// The connection every read uses while set (a read-only transaction spanning several).
     var pinnedRead: PostgreSQLConnection?
     /// The key the store's replication is registered under while it is added.
@@ -321,7 +324,7 @@ public final class PostgreSQLStore: IncrementalStore {
         else { return }
         let source = PostgreSQLChangeListener.Source(
             endpoint: endpoint, channel: notificationChannel, storeIdentifier: identifier, entityNames: schema.entityNames, place: place,
-            ownTransactions: ownTransactions)
+            ownTransactions: ownTransactions, replication: replication)
         // From now on: what was committed before the store was added is history to read.
         let latest = try? PostgreSQLChangeListener.latestTransaction(on: connection)
         listener = PostgreSQLChangeListener(source: source, after: latest, coordinator: coordinator)

@@ -20,6 +20,14 @@
 //         the store with persistent history, prints `listening`, then for each remote change
 //         `change N…` (its transactions' numbers), and exits once it has been posted
 //         `transactions` transactions, printing `received N`.
+//     conflict-saver cutoff <url> <rounds> <counters>
+//         An instance about to be cut off from the primary (the partition test runs it on a host
+//         of its own, with a reconnect timeout of 3 s): prints `ready`, waits for a line `go`
+//         on standard input (the test cuts its link first), then fetches the counters and saves
+//         `count` of the first one plus 1, printing `fetch ok` or `fetch failed CODE SECONDS`
+//         and `save ok` or `save failed CODE SECONDS` (each with how long it took); then waits
+//         for a line `healed` and, `rounds` times at most, saves the context's changes again,
+//         printing `saved` once a save succeeds.
 //
 // Any other error prints `error: …` and exits 1. The store's model: `Counter` with `index`,
 // `count` and `tag` (integers).
@@ -49,7 +57,8 @@ do {
     }
     PostgreSQLStore.register()
     let coordinator = PersistentStoreCoordinator(model: model)
-    let options: StoreOptions = mode == "history" || mode == "listen" ? [StoreOptionKey.persistentHistoryTracking: .bool(true)] : [:]
+    var options: StoreOptions = mode == "history" || mode == "listen" ? [StoreOptionKey.persistentHistoryTracking: .bool(true)] : [:]
+    if mode == "cutoff" { options[PostgreSQLOptionKey.reconnectTimeout] = .double(3) }
     try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url, options: options)
     let context = ManagedObjectContext(coordinator: coordinator)
     var request = FetchRequest(entityName: "Counter")
@@ -111,6 +120,32 @@ do {
         done.wait()
         say("received \(received.withLock { $0 })")
         withExtendedLifetime(observer) {}
+    case "cutoff":
+        let say = { (line: String) in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        /// How a step ended: `ok`, or `failed CODE SECONDS`.
+        func attempt(_ body: () throws -> Void) -> String {
+            let start = ContinuousClock.now
+            do {
+                try body()
+                return "ok"
+            } catch {
+                let seconds = start.duration(to: .now).components.seconds
+                let code = (error as? StoreError)?.code.rawValue ?? -1
+                return "failed \(code) \(seconds)"
+            }
+        }
+        say("ready")
+        guard readLine() == "go" else { fail("error: expected go") }
+        say("fetch " + attempt { _ = try context.fetch(request) })
+        say("save " + attempt {
+            guard case .int(let count) = objects[0].value(forKey: "count") else { throw StoreError(.coreData, "count is not an integer") }
+            try objects[0].setValue(.int(count + 1), forKey: "count")
+            try context.save()
+        })
+        guard readLine() == "healed" else { fail("error: expected healed") }
+        for _ in 0..<rounds where context.hasChanges {
+            if attempt({ try context.save() }) == "ok" { say("saved") }
+        }
     default:
         fail("error: unknown mode \(mode)")
     }

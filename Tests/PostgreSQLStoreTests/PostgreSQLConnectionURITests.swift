@@ -84,6 +84,29 @@ import Testing
         #expect(quoted.connectionString.contains("password='a\\'b\\\\c'"), "\(quoted.connectionString)")
     }
 
+    /// Every connection gets TCP keepalives, a TCP user timeout and a connect timeout where the
+    /// URI and options set none (a partitioned server is noticed in about 25 s, not 15 minutes);
+    /// the URI's own values win, and the defaults never show in the URL or its description.
+    @Test func everyConnectionHasTimeoutsWhereTheURISetsNone() throws {
+        let plain = try PostgreSQLEndpoint(text: "postgresql://app@db.example.com/inventory")
+        let given = plain.connectionStringWithDefaults
+        for (keyword, value) in [
+            ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "25000"), ("connect_timeout", "5"),
+        ] {
+            #expect(given.contains("\(keyword)='\(value)'"), "\(given)")
+        }
+        #expect(!plain.connectionString.contains("keepalives"))
+        #expect(!plain.redactedDescription.contains("keepalives"))
+        let own = try PostgreSQLEndpoint(text: "postgresql://app@db.example.com/inventory?tcp_user_timeout=2000&keepalives=0&connect_timeout=30")
+        let kept = own.connectionStringWithDefaults
+        #expect(kept.contains("tcp_user_timeout='2000'"), "\(kept)")
+        #expect(kept.contains("keepalives='0'"))
+        #expect(kept.contains("connect_timeout='30'"))
+        #expect(!kept.contains("tcp_user_timeout='25000'"))
+        #expect(kept.contains("keepalives_idle='10'"))
+    }
+
     /// A URI in the form Foundation accepts keeps its text as the store's URL.
     @Test func aURIFoundationAcceptsIsKeptAsItIs() throws {
         let text = "postgresql://app@db.example.com:5432/inventory?schema=tenant_7"

@@ -133,5 +133,66 @@ extension PostgreSQLClusterTests {
             #expect(peerLines.transactions == Array(committed))
             for store in writer.persistentStores { try writer.remove(store) }
         }
+
+        /// A fetch and a save on an instance cut off from the primary fail in bounded time (the
+        /// URI's `tcp_user_timeout` and keepalives; the store gives every connection defaults of
+        /// its own, see `PostgreSQLConnectionURITests`), naming the server, instead of waiting
+        /// for TCP to give up; once healed, the save made again is committed exactly once.
+        @Test func aFetchAndASaveCutOffFromThePrimaryFailInBoundedTimeAndTheSaveIsMadeOnceHealed() throws {
+            let cluster = try PostgreSQLClusterAccess()
+            let schema = PostgreSQLClusterAccess.freshSchema("pc")
+            let url = try PostgreSQLClusterAccess.url(cluster.primary, [("schema", schema)])
+            let writer = try PostgreSQLRemoteChangeTests.coordinator(url, options: [:])
+            let context = ManagedObjectContext(coordinator: writer)
+            let counter = try context.insert(entityName: "Counter")
+            try context.save()
+            let quick = try PostgreSQLClusterAccess.url(
+                url.absoluteString,
+                [("tcp_user_timeout", "2000"), ("keepalives_idle", "1"), ("keepalives_interval", "1"), ("keepalives_count", "2"), ("connect_timeout", "2")])
+
+            let worker = try #require(builtExecutable(named: "conflict-saver"), "the conflict-saver executable is built with the tests")
+            _ = try PostgreSQLClusterAccess.run("app-start", "cutoff")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [try #require(PostgreSQLClusterAccess.script), "app-exec", "cutoff", worker.path, "cutoff", quick.absoluteString, "10", "1"]
+            let output = Pipe()
+            let input = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = input
+            let lines = Lines(output)
+            try process.run()
+            defer {
+                _ = try? PostgreSQLClusterAccess.run("heal", "app-cutoff")
+                if process.isRunning { process.terminate() }
+            }
+            #expect(lines.wait { $0.all.contains("ready") }, "the instance did not start: \(lines.all)")
+
+            try PostgreSQLClusterAccess.run("partition", "app-cutoff")
+            input.fileHandleForWriting.write(Data("go\n".utf8))
+            #expect(lines.wait(seconds: 90) { $0.all.contains { $0.hasPrefix("save ") } }, "\(lines.all)")
+            // Failed, each within the TCP timeout (2 s) and the reconnect timeout (3 s), with room.
+            func outcome(_ step: String) -> (code: Int, seconds: Int)? {
+                guard let line = lines.all.first(where: { $0.hasPrefix(step + " failed ") }) else { return nil }
+                let fields = line.split(separator: " ")
+                guard fields.count == 4, let code = Int(fields[2]), let seconds = Int(fields[3]) else { return nil }
+                return (code, seconds)
+            }
+            let fetch = try #require(outcome("fetch"), "\(lines.all)")
+            #expect(fetch.code == StoreError.Code.persistentStoreOperation.rawValue)
+            #expect(fetch.seconds < 30)
+            let save = try #require(outcome("save"), "\(lines.all)")
+            #expect([StoreError.Code.persistentStoreSave.rawValue, StoreError.Code.persistentStoreIncompleteSave.rawValue].contains(save.code))
+            #expect(save.seconds < 30)
+
+            try PostgreSQLClusterAccess.run("heal", "app-cutoff")
+            input.fileHandleForWriting.write(Data("healed\n".utf8))
+            #expect(lines.wait(seconds: 90) { $0.all.contains("saved") }, "\(lines.all)")
+            process.waitUntilExit()
+            // Committed once: the count went from 0 to 1, not 2.
+            context.refresh(counter, mergeChanges: false)
+            #expect(counter.value(forKey: "count") == .int(1))
+            for store in writer.persistentStores { try writer.remove(store) }
+        }
     }
 }

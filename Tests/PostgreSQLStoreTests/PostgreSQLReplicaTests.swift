@@ -17,7 +17,8 @@ extension PostgreSQLClusterTests {
         /// A coordinator on a fresh store on the cluster's primary reading its standby.
         static func coordinator(
             _ cluster: PostgreSQLClusterAccess, schema: String = PostgreSQLClusterAccess.freshSchema("rp"), url: URL? = nil,
-            replicas: Bool = true, wait: Double = 10, readConnections: Int = 2, observability: StoreObservability = StoreObservability()
+            replicas: Bool = true, wait: Double = 10, readConnections: Int = 2, history: Bool = false,
+            observability: StoreObservability = StoreObservability()
         ) throws -> (PersistentStoreCoordinator, StoreHandle, schema: String) {
             let registry = StoreRegistry()
             PostgreSQLStore.register(in: registry)
@@ -27,6 +28,7 @@ extension PostgreSQLClusterTests {
                 PostgreSQLOptionKey.readConnections: .int(Int64(readConnections)), PostgreSQLOptionKey.replicaWaitTimeout: .double(wait),
             ]
             if replicas { options[PostgreSQLOptionKey.replicas] = .string(cluster.standby) }
+            if history { options[StoreOptionKey.persistentHistoryTracking] = .bool(true) }
             let handle = try coordinator.addPersistentStore(
                 type: PostgreSQLStore.storeType, at: try url ?? PostgreSQLClusterAccess.url(cluster.primary, [("schema", schema)]),
                 options: options)
@@ -203,6 +205,67 @@ extension PostgreSQLClusterTests {
             let (coordinator, handle, _) = try Self.coordinator(cluster, replicas: false)
             _ = try Self.insert([0], into: coordinator)
             #expect(PostgreSQLStore.replicaStatus(of: handle, in: coordinator) == nil)
+        }
+
+        /// The PostgreSQL store `handle` names, for `body` to look at or set up.
+        static func withStore(_ handle: StoreHandle, of coordinator: PersistentStoreCoordinator, _ body: (PostgreSQLStore) -> Void) throws {
+            try coordinator.withStore(handle) { store in body(try #require(store as? PostgreSQLStore)) }
+        }
+
+        /// Reads are monotonic across the servers: once the primary has answered a read (the
+        /// replica could not), a later read does not go back to a replica that has not replayed
+        /// what that read saw.
+        @Test func aReadAfterThePrimaryAnsweredSeesNoLessOnTheReplica() throws {
+            let cluster = try PostgreSQLClusterAccess()
+            let (coordinator, handle, schema) = try Self.coordinator(cluster, wait: 0.2, readConnections: 0)
+            _ = try Self.insert([0], into: coordinator)
+            #expect(try Self.indexes(coordinator) == [0])
+            try Self.withReplayPaused(cluster) {
+                try Self.insertBehindTheStore(cluster, schema: schema, index: 9)
+                #expect(try Self.indexes(coordinator) == [0], "the standby answers, without the row written behind the store")
+                // The replica cannot be reached for a moment: the primary answers, with the row.
+                try Self.withStore(handle, of: coordinator) { $0.dropReplica() }
+                #expect(try Self.indexes(coordinator) == [0, 9])
+                // The replica is back, still without the row: the read waits for it in vain, and
+                // the primary answers again.
+                try Self.withStore(handle, of: coordinator) { $0.replicaRetryAt = nil }
+                let before = try Self.status(handle, coordinator).primaryReads
+                #expect(try Self.indexes(coordinator) == [0, 9], "no read sees less than the one before")
+                #expect(try Self.status(handle, coordinator).primaryReads == before + 1)
+            }
+        }
+
+        /// Another instance's save, heard as a remote change, raises the position reads wait
+        /// for: what it names is read from the replica only once the replica has replayed it.
+        @Test func aRemoteChangeIsReadFromTheReplicaOnlyOnceItHasReplayedIt() throws {
+            let cluster = try PostgreSQLClusterAccess()
+            let schema = PostgreSQLClusterAccess.freshSchema("rp")
+            let (reader, handle, _) = try Self.coordinator(cluster, schema: schema, wait: 0.2, readConnections: 0, history: true)
+            let (writer, _, _) = try Self.coordinator(cluster, schema: schema, replicas: false, history: true)
+            let heard = DispatchSemaphore(value: 0)
+            let observer = reader.addRemoteChangeObserver { _ in heard.signal() }
+            defer { withExtendedLifetime(observer) {} }
+            try Self.withReplayPaused(cluster) {
+                _ = try Self.insert([5], into: writer)
+                #expect(heard.wait(timeout: .now() + 60) == .success, "the reader hears of the save")
+                #expect(try Self.indexes(reader) == [5], "the paused standby has not replayed the save: the primary answers")
+                #expect(try Self.status(handle, reader).primaryReads >= 1)
+            }
+        }
+
+        /// A read the standby cancels because it conflicts with the changes it replays
+        /// (SQLSTATE 40001) is answered by the primary, not failed.
+        @Test(arguments: [0, 2])
+        func aReadCancelledInARecoveryConflictIsAnsweredByThePrimary(readConnections: Int) throws {
+            let cluster = try PostgreSQLClusterAccess()
+            let (coordinator, handle, schema) = try Self.coordinator(cluster, readConnections: readConnections)
+            _ = try Self.insert([0, 1], into: coordinator)
+            #expect(try Self.indexes(coordinator) == [0, 1])
+            let before = try Self.status(handle, coordinator).primaryReads
+            PostgreSQLStore.replicaConflicts.withLock { _ = $0.insert(schema) }
+            #expect(try Self.indexes(coordinator) == [0, 1])
+            #expect(PostgreSQLStore.replicaConflicts.withLock { !$0.contains(schema) }, "the replica read was cancelled")
+            #expect(try Self.status(handle, coordinator).primaryReads == before + 1)
         }
     }
 }
