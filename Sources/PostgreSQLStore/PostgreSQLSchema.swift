@@ -257,15 +257,24 @@ enum PostgreSQLSchema {
     /// Makes the PostgreSQL schema `endpoint.schema` hold `schema`'s layout on `connection`, whose
     /// search path it sets to that schema: when the schema has no `Z_METADATA` table yet, creates
     /// the tables, indexes and functions in one transaction (and the `unaccent` extension in
-    /// `public` when the database has none). Returns whether it created them.
+    /// `public` when the database has none), `populate` writing the store's first rows in the
+    /// same transaction, so another process sees no store or a whole one. Returns whether it
+    /// created them.
     @discardableResult
-    static func prepare(_ schema: SQLSchema, model: ObjectModel, on connection: PostgreSQLConnection) throws -> Bool {
+    static func prepare(
+        _ schema: SQLSchema, model: ObjectModel, on connection: PostgreSQLConnection, populate: () throws -> Void = {}
+    ) throws -> Bool {
         let name = PostgreSQLConnection.quote(connection.endpoint.schema)
         try connection.execute("SET search_path TO \(name)", [], "choosing the schema \(connection.endpoint.schema)")
+        // One creator at a time in the whole database: two processes opening a new store, or
+        // creating the extension, do not race. The lock is taken before the transaction begins
+        // (and given back after it ends), so the transaction starts after the previous creator
+        // committed, its extension and schemas visible from the first statement on: a
+        // transaction that began before and then waited for a lock inside may look the
+        // extension's dictionary up in the server's catalog caches as they were.
+        try connection.execute("SELECT pg_advisory_lock(\(creationLockKey))", [], "waiting for other processes creating stores")
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock(\(creationLockKey))", [], "letting other processes create stores") }
         return try connection.transaction {
-            // One creator at a time in the whole database (the lock ends with the transaction):
-            // two processes opening a new store, or creating the extension, do not race.
-            try connection.execute("SELECT pg_advisory_xact_lock(\(creationLockKey))", [], "waiting for other processes creating stores")
             try connection.execute("CREATE SCHEMA IF NOT EXISTS \(name)", [], "creating the schema \(connection.endpoint.schema)")
             let exists = try connection.execute(
                 "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(connection.endpoint.schema)],
@@ -279,6 +288,7 @@ enum PostgreSQLSchema {
             for statement in createStatements(for: schema, model: model) + functionStatements(extensionSchema: extensionSchema) {
                 try connection.execute(statement, [], "creating the store's tables in \(connection.endpoint.schema)")
             }
+            try populate()
             return true
         }
     }

@@ -156,15 +156,17 @@ public final class PostgreSQLStore: IncrementalStore {
             metadataChanged = false
             return
         }
-        if try PostgreSQLSchema.prepare(schema, model: model, on: opened) {
-            try opened.transaction {
-                for row in schema.primaryKeyRows {
-                    try opened.execute(
-                        "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, 0)",
-                        [.text(String(row.number)), .text(row.name), .text(String(row.superNumber))], "creating the store's key counters")
-                }
-                try writeMetadata(metadata, to: opened)
+        // The key counters and the metadata are written with the tables, in one transaction: a
+        // process opening the store meanwhile finds none, or all of it.
+        let created = try PostgreSQLSchema.prepare(schema, model: model, on: opened) {
+            for row in schema.primaryKeyRows {
+                try opened.execute(
+                    "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, 0)",
+                    [.text(String(row.number)), .text(row.name), .text(String(row.superNumber))], "creating the store's key counters")
             }
+            try writeMetadata(metadata, to: opened)
+        }
+        if created {
             self.schema = schema
         } else {
             try loadExisting(opened)

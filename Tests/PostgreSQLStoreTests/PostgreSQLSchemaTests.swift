@@ -52,6 +52,35 @@ import Testing
         #expect(try !PostgreSQLSchema.prepare(schema, model: model, on: PostgreSQLConnection(endpoint: connection.endpoint)))
     }
 
+    /// Coordinators adding one new store at once each find none (and create it) or a whole one:
+    /// the tables, key counters and metadata are written in one transaction, under a lock taken
+    /// before it begins and given back after it ends.
+    @Test func coordinatorsAddingOneNewStoreAtOnceEachFindAWholeStore() throws {
+        let url = try TestPostgreSQLServer.freshStoreURL("schema")
+        let model = try ConformanceModels.contacts()
+        let registry = StoreRegistry()
+        PostgreSQLStore.register(in: registry)
+        let identifiers = Locked<[String]>([])
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+                let handle = try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url)
+                identifiers.withLock { $0.append(handle.identifier) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(Set(identifiers.withLock { $0 }).count == 1, "one store, made once")
+        // No creation lock is left held by a connection.
+        let admin = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: url))
+        let held = try admin.execute(
+            "SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint & 4294967295",
+            [.text(String(PostgreSQLSchema.creationLockKey))])
+        #expect(held.int64(0, 0) == 0)
+    }
+
     /// Uniqueness constraints become unique indexes over the entity's rows, so two processes
     /// cannot insert the same values at once even between the coordinator's check and the save.
     @Test func uniquenessConstraintsAreUniqueIndexes() throws {
