@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Runs every workload of Benchmarks/ (W1–W13 of ../shared/specs/performance.md) in release
-# builds and keeps each program's output, for docs/benchmarks.md.
+# Runs every workload of Benchmarks/ (W1–W13 of ../shared/specs/performance.md, the typed
+# models' and the PostgreSQL store's) in release builds, keeps each program's output, and prints
+# one summary table of every workload's figure against its target, compared with an earlier run.
 #
-#   bash scripts/bench.sh [sizes] [output folder]
+#   bash scripts/bench.sh [sizes] [output folder] [earlier results folder]
 #
 # sizes: comma-separated object counts (default 10000,100000,1000000); W12 has its fixed size
-# (3,417 persons) and W13 runs at 100,000 as the spec asks. Output: one .txt file per program in
-# the folder (default Benchmarks/.build/results-<date>), printed as it runs. Each program
-# measures its baselines in the same run, so read the ratios; absolute times depend on the load.
+# (3,417 persons), W13 runs at 100,000 as the spec asks, the typed models at the first size and
+# PostgreSQL at the first two. Output: one .txt file per program in the folder (default
+# Benchmarks/.build/results-<date>), printed as it runs, then summary.tsv and summary.md
+# (scripts/bench-summary.sh). The earlier run compared with is the folder given, else the newest
+# other results folder in Benchmarks/.build. The PostgreSQL benchmark runs on a throwaway
+# server (scripts/postgres-scratch.sh) where one can be started, and is skipped, saying why,
+# otherwise. Each program measures its baselines in the same run, so read the ratios; absolute
+# times depend on the load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes="${1:-10000,100000,1000000}"
 out="${2:-Benchmarks/.build/results-$(date -u +%Y%m%dT%H%M%SZ)}"
+earlier="${3:-}"
+if [[ -z "$earlier" ]]; then
+    earlier="$(ls -d Benchmarks/.build/results-* 2>/dev/null | grep -v -x -F "$out" | sort | tail -n 1 || true)"
+fi
 mkdir -p "$out"
 # Every product of the package (one `swift build` builds only the last of several --product
 # flags, so the whole package is built).
@@ -36,4 +46,16 @@ run PipeCSVStoreBenchmark --runs 1 $positional    # W9
 # shellcheck disable=SC2086
 run InMemoryStoreBenchmark $positional                    # W10, InMemory insert+save
 run ConcurrentReadersBenchmark --size 100000 --runs 3     # W13
+two="$(echo "$sizes" | cut -d, -f1-2)"
+run TypedModelBenchmark --persons "${two%%,*}" --runs 3   # @Model ÷ by name (issue 33)
+if url="$(bash scripts/postgres-scratch.sh start 2>&1)"; then
+    run PostgreSQLStoreBenchmark --url "$url" --sizes "$two" --runs 3   # W1–W6 on PostgreSQL
+    bash scripts/postgres-scratch.sh stop
+else
+    echo "PostgreSQLStoreBenchmark: skipped (no throwaway server: $url)" | tee "$out/PostgreSQLStoreBenchmark.txt"
+    bash scripts/postgres-scratch.sh stop || true
+fi
+echo ""
+echo "== summary (compared with ${earlier:-no earlier run})"
+bash scripts/bench-summary.sh "$out" "$earlier"
 echo "results in $out"

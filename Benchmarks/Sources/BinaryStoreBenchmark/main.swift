@@ -118,6 +118,11 @@ for size in sizes {
         print("  \(level): \(bytes / 1024) KiB (\(String(format: "%.0f", 100 * Double(bytes) / Double(max(row.bytes["binary"] ?? 1, 1))))%), write \(format(value("\(level).write"))) wall, \(format(cpu("\(level).write"))) CPU, load \(format(value("\(level).load"))) wall, \(format(cpu("\(level).load"))) CPU")
     }
     print("  peak RSS per contender: " + row.peakResident.keys.sorted().map { "\($0) \(Int(row.peakResident[$0] ?? 0)) MiB" }.joined(separator: ", "))
+    // The run's summary (scripts/bench.sh), in CPU time.
+    Summary.line("W7 JSONDecoder ÷ Binary load (CPU)", size: size, cpu("json.load") / cpu("binary.load"), target: .atLeast(5))
+    Summary.line("W7 JSONDecoder ÷ Binary load again (CPU)", size: size, cpu("json.reload") / cpu("binary.reload"), target: .atLeast(5))
+    Summary.line("W7 Binary load ÷ raw read (CPU)", size: size, cpu("binary.load") / cpu("raw.read"), target: .atMost(3))
+    Summary.line("W7 JSONEncoder ÷ Binary write (CPU)", size: size, cpu("json.save") / cpu("binary.write"), target: .atLeast(3))
 }
 
 // The Markdown tables for docs/benchmarks.md: wall-clock medians, CPU-time medians in brackets.

@@ -197,10 +197,15 @@ let contenders: [(String, @Sendable () throws -> Int)] = [
     ("framework, read pool off (fetches under the lock)", { try w2(serial) }),
     ("raw sqlite3, a connection per thread", { rawRead() }),
 ]
+var speedUps: [Double] = []
 for (name, work) in contenders {
     let (one, two) = scaling(name, work)
     print("| \(name) | \(format(one)) | \(format(two)) | \(ratio(2 * one / two)) |")
+    speedUps.append(2 * one / two)
 }
+// The run's summary (scripts/bench.sh): what two framework readers gain over one, as a share of
+// what two raw connections gain on the same machine in the same run.
+Summary.line("W13 two readers' gain ÷ two raw connections' gain", size: size, (speedUps[0] - 1) / (speedUps[2] - 1), target: .atLeast(0.9))
 print("concurrent fetches counted by the coordinator: \(pooled.statistics.concurrentFetches) (pool), \(serial.statistics.concurrentFetches) (lock)")
 
 // A writer saving meanwhile: two readers run W2 back to back while a third thread saves one

@@ -165,4 +165,6 @@ for persons in personCounts {
             + "\(format(load.median)) (\(format(load.cpuMedian))) | \(format(splitting.median)) (\(format(splitting.cpuMedian))) | "
             + "\(ratio(load.median / splitting.median)) (\(ratio(load.cpuMedian / splitting.cpuMedian))) | "
             + "\(Int(afterLoad)) / \(Int(peakResidentMiB()))")
+    // The run's summary (scripts/bench.sh), in CPU time.
+    Summary.line("W9 PipeCSV load ÷ splitting into fields (CPU)", size: persons, load.cpuMedian / splitting.cpuMedian, target: .atMost(2))
 }

@@ -324,6 +324,11 @@ for size in sizes {
     for name in framework.keys.sorted() {
         guard let ours = framework[name], let theirs = raw[name] else { continue }
         table.append((name, size, format(ours.median), format(theirs.median), ratio(ours.median / theirs.median)))
+        // The run's summary (scripts/bench.sh), against the targets of issue 29.
+        let limits: [String: Double] = ["W1": 1.3, "W2": 2, "W3": 1.3, "W4": 1.5, "W6": 1.2]
+        Summary.line(
+            "PostgreSQL \(name) ÷ raw libpq", size: size, ours.median / theirs.median,
+            target: limits[String(name.prefix(2))].map { .atMost($0) })
     }
 }
 

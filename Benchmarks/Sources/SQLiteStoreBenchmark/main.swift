@@ -324,6 +324,25 @@ for result in results {
     print("| \(result.size) | \(mib(result.resident["w2.framework"])) | \(mib(result.resident["w2.raw"])) | \(mib(result.resident["w2.grdb"])) | \(Int(result.peakResident)) MiB |")
 }
 
+// The run's summary (scripts/bench.sh): each ratio with its target.
+for result in results {
+    let m = result.medians
+    for workload in workloads where only == nil || workload.key == "W1" {
+        let framework = m[workload.framework] ?? .nan
+        if let target = workload.target {
+            Summary.line("\(workload.key) \(workload.title) ÷ raw", size: result.size, framework / (m[workload.baseline] ?? .nan), target: .atMost(target))
+        } else if let peer = workload.peers.first {
+            Summary.line("\(workload.key) \(workload.title) ÷ \(peer.label)", size: result.size, framework / (m[peer.key] ?? .nan), target: .atMost(1))
+        }
+        if let peer = workload.peers.first, peer.label == "GRDB records" {
+            Summary.line("\(workload.key) ÷ GRDB records", size: result.size, framework / (m[peer.key] ?? .nan), target: .atMost(1))
+        }
+    }
+    if only == nil, let framework = result.resident["w2.framework"], let raw = result.resident["w2.raw"] {
+        Summary.line("W2 heap while the results are alive ÷ raw structs", size: result.size, framework / raw, target: .atMost(2))
+    }
+}
+
 if let svgPath {
     let series: [(String, String, String)] = [
         ("w1.framework", "W1 framework", "#1f77b4"), ("w1.raw", "W1 raw", "#aec7e8"), ("w1.grdb", "W1 GRDB", "#9edae5"),

@@ -187,4 +187,6 @@ for (title, name, typedKey) in [("W1 insert + save", "w1.name", "w1.typed"), ("W
     print(
         "| \(title) | \(format(a.median)) / \(format(a.cpuMedian)) | \(format(b.median)) / \(format(b.cpuMedian)) | "
             + String(format: "%.2f× / %.2f×", b.median / a.median, b.cpuMedian / a.cpuMedian) + " |")
+    // The run's summary (scripts/bench.sh), in CPU time.
+    Summary.line("\(title) through @Model ÷ by name (CPU)", size: persons, b.cpuMedian / a.cpuMedian, target: .atMost(1.05))
 }

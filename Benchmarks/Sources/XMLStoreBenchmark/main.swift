@@ -232,5 +232,8 @@ for people in peopleCounts {
     print(
         "        CPU of the measuring thread: load \(BenchmarkSupport.format(load)) | scan \(BenchmarkSupport.format(scanned)) | "
             + "load/scan \(ratio(load / scanned)) | JSONDecoder \(BenchmarkSupport.format(decoded)) | load/JSON \(ratio(load / decoded))")
+    // The run's summary (scripts/bench.sh), in CPU time.
+    Summary.line("W8 XML load ÷ xmlTextReader scan (CPU)", size: people, load / scanned, target: .atMost(2))
+    Summary.line("W8 XML load ÷ JSONDecoder (CPU)", size: people, load / decoded, target: .atMost(1))
     try? FileManager.default.removeItem(at: url)
 }
