@@ -77,7 +77,6 @@ final class PostgreSQLConnection {
     ) throws -> PostgreSQLResult {
         let count = Int32(parameters.count)
         let format: Int32 = binary ? 1 : 0
-        lastErrorState = nil
         // A statement prepared before runs by name; one to prepare is prepared and run in the
         // same round trip (``prepareAndRun``).
         let known = prepared ? preparedStatements[sql] : nil
@@ -171,13 +170,14 @@ final class PostgreSQLConnection {
         }
     }
 
-    /// The SQLSTATE of the last statement when the server refused it (nil when it succeeded
-    /// or the connection failed).
+    /// The SQLSTATE of the last statement the server refused (kept while later ones succeed,
+    /// so a transaction's `ROLLBACK` after the failure does not clear it); nil before any.
     private(set) var lastErrorState: String?
 
-    /// Whether the last statement was cancelled by a hot standby because it conflicted with
-    /// the changes the standby replays (SQLSTATE 40001, or 40P01 for a buffer-pin deadlock):
-    /// the read did nothing wrong, and the primary can answer it.
+    /// Whether the last statement the server refused was cancelled by a hot standby because it
+    /// conflicted with the changes the standby replays (SQLSTATE 40001, or 40P01 for a
+    /// buffer-pin deadlock): the read did nothing wrong, and the primary can answer it. (The
+    /// store drops a replica connection that answered so.)
     var failedInRecoveryConflict: Bool { lastErrorState == "40001" || lastErrorState == "40P01" }
 
     /// The round trips this connection has made: one per statement run, its preparation

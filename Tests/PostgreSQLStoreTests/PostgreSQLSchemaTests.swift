@@ -56,29 +56,39 @@ import Testing
     /// the tables, key counters and metadata are written in one transaction, under a lock taken
     /// before it begins and given back after it ends.
     @Test func coordinatorsAddingOneNewStoreAtOnceEachFindAWholeStore() throws {
-        let url = try TestPostgreSQLServer.freshStoreURL("schema")
+        // The stores' connections are told apart from other tests' by their application name.
+        let name = "creators_\(UUID().uuidString.prefix(8))"
+        let given = try TestPostgreSQLServer.freshStoreURL("schema")
+        var components = try #require(URLComponents(url: given, resolvingAgainstBaseURL: false))
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "application_name", value: name)]
+        let url = try #require(components.url)
         let model = try ConformanceModels.contacts()
         let registry = StoreRegistry()
         PostgreSQLStore.register(in: registry)
-        let identifiers = Locked<[String]>([])
+        let added = Locked<[(PersistentStoreCoordinator, String)]>([])
         let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {
                 let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
                 let handle = try coordinator.addPersistentStore(type: PostgreSQLStore.storeType, at: url)
-                identifiers.withLock { $0.append(handle.identifier) }
+                added.withLock { $0.append((coordinator, handle.identifier)) }
             } catch {
                 failures.withLock { $0.append("\(error)") }
             }
         }
         #expect(failures.withLock { $0 } == [])
-        #expect(Set(identifiers.withLock { $0 }).count == 1, "one store, made once")
-        // No creation lock is left held by a connection.
-        let admin = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: url))
+        #expect(Set(added.withLock { $0.map(\.1) }).count == 1, "one store, made once")
+        // No store's connection (all still open) holds the creation lock any longer.
+        let admin = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: given))
         let held = try admin.execute(
-            "SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint & 4294967295",
-            [.text(String(PostgreSQLSchema.creationLockKey))])
+            """
+            SELECT count(*) FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+            WHERE a.application_name = $1 AND l.locktype = 'advisory'
+            """, [.text(name)])
         #expect(held.int64(0, 0) == 0)
+        let connected = try admin.execute("SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE application_name = $1", [.text(name)])
+        #expect((connected.int64(0, 0) ?? 0) >= 4, "the stores' connections are open while the locks are looked at")
+        withExtendedLifetime(added) {}
     }
 
     /// Uniqueness constraints become unique indexes over the entity's rows, so two processes

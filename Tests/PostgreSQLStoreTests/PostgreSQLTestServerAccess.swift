@@ -13,6 +13,13 @@ struct PostgreSQLTestServerAccess {
 
     init() throws {
         admin = try PostgreSQLConnection(endpoint: try PostgreSQLEndpoint(url: try TestPostgreSQLServer.freshStoreURL()))
+        // The `unaccent` extension is made by the administrator before any test role exists
+        // (under the lock stores are created with). Made by the first store's role instead, it
+        // would belong to that role, and `dropRole` (`DROP OWNED BY … CASCADE`) would drop it —
+        // with the functions of every other test's store, failing stores created meanwhile.
+        try admin.execute("SELECT pg_advisory_lock(\(PostgreSQLSchema.creationLockKey))")
+        defer { _ = try? admin.execute("SELECT pg_advisory_unlock(\(PostgreSQLSchema.creationLockKey))") }
+        try admin.execute("CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public")
     }
 
     /// A new superuser role (so it may create a store's schema, functions and extensions) and a
