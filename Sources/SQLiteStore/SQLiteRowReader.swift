@@ -23,6 +23,13 @@ struct SQLiteRowReader {
     /// The node of the current row (`Z_PK, Z_ENT, Z_OPT` at positions 0–2). To-many
     /// relationships are left out (faults).
     func node(from statement: SQLiteStatement, url: URL?) throws -> StoreNode {
+        var toOnes = SQLiteToOneValues(sharing: false)
+        return try node(from: statement, url: url, toOnes: &toOnes)
+    }
+
+    /// ``node(from:url:)`` for one of many rows of a statement: rows whose to-ones name the same
+    /// destination share its `.objectID` value through `toOnes` (kept across the rows).
+    func node(from statement: SQLiteStatement, url: URL?, toOnes: inout SQLiteToOneValues) throws -> StoreNode {
         let key = statement.int64(at: 0)
         let number = Int(statement.int64(at: 1))
         guard let entity = plan.entity(number) else {
@@ -37,7 +44,7 @@ struct SQLiteRowReader {
         let values = try [StoreValue](unsafeUninitializedCapacity: entity.layout.valueCount) { buffer, initialized in
             buffer.initialize(repeating: .null)
             initialized = buffer.count
-            try read(entity, key: key, from: statement, url: url, into: buffer)
+            try read(entity, key: key, from: statement, url: url, into: buffer, toOnes: &toOnes)
         }
         return StoreNode(
             objectID: entity.prefix.objectID(.int(key)), layout: entity.layout, values: values, toManys: entity.layout.unloadedToManys,
@@ -47,7 +54,8 @@ struct SQLiteRowReader {
     /// Reads the attributes and to-ones of a row of `entity` into its value slots (`buffer`,
     /// every slot initialized).
     private func read(
-        _ entity: SQLRowPlan.Entity, key: Int64, from statement: SQLiteStatement, url: URL?, into buffer: UnsafeMutableBufferPointer<StoreValue>
+        _ entity: SQLRowPlan.Entity, key: Int64, from statement: SQLiteStatement, url: URL?, into buffer: UnsafeMutableBufferPointer<StoreValue>,
+        toOnes: inout SQLiteToOneValues
     ) throws {
         for attribute in entity.attributes {
             do {
@@ -74,7 +82,7 @@ struct SQLiteRowReader {
                     }
                     destination = prefix
                 }
-                buffer[toOne.slot] = .objectID(destination.objectID(.int(destinationKey)))
+                buffer[toOne.slot] = toOnes.value(of: destination.objectID(.int(destinationKey)), key: destinationKey)
             }
         }
     }

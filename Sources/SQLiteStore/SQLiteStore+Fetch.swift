@@ -129,8 +129,9 @@ extension SQLiteStore {
         case .managedObjects, .dictionaries:
             guard let reader = compiled.reader else { return .nodes([]) }
             var nodes: [StoreNode] = []
+            var toOnes = SQLiteToOneValues()
             while try statement.step() {
-                nodes.append(try reader.node(from: statement, url: url))
+                nodes.append(try reader.node(from: statement, url: url, toOnes: &toOnes))
             }
             if !request.relationshipKeyPathsForPrefetching.isEmpty, !nodes.isEmpty {
                 try prefetch(
