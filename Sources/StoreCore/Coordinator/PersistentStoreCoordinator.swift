@@ -728,13 +728,11 @@ public final class PersistentStoreCoordinator: Sendable {
                 lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
             }
             if lastIsIncremental {
-                // One lookup for a cached row: update it and count the fetching context's object.
+                // One lookup per row: the row goes in held once; a row that was cached already
+                // (rare: another context holds it) gets its earlier holders back with a second.
                 // (Modifying through `rowCache[id, default:]` copies the node twice more.)
-                if let index = state.rowCache.index(forKey: id) {
-                    state.rowCache.values[index].node = nodes[position]
-                    state.rowCache.values[index].holders += 1
-                } else {
-                    state.rowCache[id] = CachedRow(node: nodes[position], holders: 1)
+                if let earlier = state.rowCache.updateValue(CachedRow(node: nodes[position], holders: 1), forKey: id) {
+                    state.rowCache[id]?.holders += earlier.holders
                 }
             }
         }
