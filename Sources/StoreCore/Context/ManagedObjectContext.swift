@@ -1118,9 +1118,15 @@ public final class ManagedObjectContext {
         // would copy every node first).
         for index in nodes.indices {
             let id = nodes[index].objectID
-            let object: ManagedObject
-            if let registeredObject = registered[id] {
-                object = registeredObject
+            // One lookup finds the registered object or registers a new one.
+            let count = registered.count
+            let object = Self.entry(&registered[id, default: makeObject(entityName: id.entityName, objectID: id)])
+            if registered.count != count {
+                if parent != nil && id.isTemporaryID { object.turnIntoFault(forChild: true) }
+                object.managedObjectContext = self
+                object.registrationOrder = nextRegistrationOrder
+                nextRegistrationOrder += 1
+            } else {
                 if !object.isFault {
                     if object.holdsRow {
                         rowsToRelease.append(id)
@@ -1130,8 +1136,6 @@ public final class ManagedObjectContext {
                     objects.append(object)
                     continue
                 }
-            } else {
-                object = newRegisteredObject(for: id)
             }
             if asFaults {
                 deferFill(object, from: nodes[index])
@@ -1142,6 +1146,9 @@ public final class ManagedObjectContext {
         }
         return objects
     }
+
+    /// The value of a registration-table entry, for a single-lookup `registered[id, default:]`.
+    private static func entry(_ object: inout ManagedObject) -> ManagedObject { object }
 
     /// Keeps a fetched node in a fault for its first access; the fetch counted the row as held.
     private func deferFill(_ object: ManagedObject, from node: StoreNode) {
