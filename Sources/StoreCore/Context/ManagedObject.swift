@@ -170,6 +170,21 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         }
     }
 
+    /// Sets ``committed`` to a fetched node: a node in the object's layout with no to-many
+    /// loaded gives its value buffer without copying the node or its to-many slots.
+    final func keepCommitted(_ node: StoreNode) {
+        guard let nodeValues = node.valueBuffer(in: layout) else {
+            committed = node
+            return
+        }
+        committedValues = nodeValues
+        if let extras {
+            extras.committedToManys = nil
+            extras.committedVersion = nil
+        }
+        version = node.version
+    }
+
     /// Keeps a snapshot's slots as the committed values, at its version (which becomes the
     /// object's).
     private final func takeCommitted(values nodeValues: [StoreValue], toManys nodeToManys: [[ObjectID]?], version nodeVersion: Int64) {

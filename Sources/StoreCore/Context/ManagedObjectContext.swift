@@ -1153,8 +1153,7 @@ public final class ManagedObjectContext {
     /// Keeps a fetched node in a fault for its first access; the fetch counted the row as held.
     private func deferFill(_ object: ManagedObject, from node: StoreNode) {
         if object.holdsRow { rowsToRelease.append(node.objectID) }
-        object.committed = node
-        object.version = node.version
+        object.keepCommitted(node)
         object.fillsFromCommitted = true
         object.holdsRow = true
     }

@@ -303,6 +303,14 @@ public struct StoreNode: Sendable, Hashable {
 
     // MARK: Slots
 
+    /// The value buffer of a node in the slots of `layout` with no to-many loaded (what
+    /// ``slots(in:)`` would return with every to-many unloaded), without copying the to-many
+    /// slots; nil for any other node.
+    func valueBuffer(in layout: EntityLayout) -> [StoreValue]? {
+        guard slotLayout === layout, !slotToManys.contains(where: { $0 != nil }) else { return nil }
+        return slotValues
+    }
+
     /// The values in the slots of `layout` (by value slot, `.null` for nil) and the to-manys (nil
     /// for not loaded): the node's own arrays when it uses that layout, shared, not copied.
     public func slots(in layout: EntityLayout) -> (values: [StoreValue], toManys: [[ObjectID]?]) {
