@@ -18,6 +18,14 @@ import Testing
             let id = prefix.objectID(.int(key))
             #expect(values.value(of: id, key: key) == .objectID(id))
         }
+        // More destinations than entries: the table grows, and every value stays its own ID's.
+        var many = SQLiteToOneValues()
+        for round in 0..<4 {
+            for key in Int64(1)...600 {
+                let id = team.objectID(.int(key))
+                #expect(many.value(of: id, key: key) == .objectID(id), "round \(round), key \(key)")
+            }
+        }
         var single = SQLiteToOneValues(sharing: false)
         let id = team.objectID(.int(7))
         #expect(single.value(of: id, key: 7) == .objectID(id))
