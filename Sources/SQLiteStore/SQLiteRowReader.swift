@@ -41,9 +41,16 @@ struct SQLiteRowReader {
         // The buffer is made once, every slot nil, then written through its pointer (no
         // uniqueness check per value). Every slot index of a plan was found in the plan's own
         // layout when the reader was made, so it is below `valueCount`: the writes stay inside.
-        let values = try [StoreValue](unsafeUninitializedCapacity: entity.layout.valueCount) { buffer, initialized in
-            buffer.initialize(repeating: .null)
-            initialized = buffer.count
+        // Reserved and appended to, because both are specialised here:
+        // `Array(unsafeUninitializedCapacity:)` and `Array(repeating:count:)` allocate through
+        // the standard library's unspecialised path, which looks up the storage's type metadata
+        // at run time (about 660 instructions per row), and copying the layout's empty values
+        // copies each slot through the runtime's generic `swift_arrayInitWithCopy` (about 350).
+        let count = entity.layout.valueCount
+        var values: [StoreValue] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(.null) }
+        try values.withUnsafeMutableBufferPointer { buffer in
             try read(entity, key: key, from: statement, url: url, into: buffer, toOnes: &toOnes)
         }
         return StoreNode(
