@@ -64,16 +64,17 @@ extension ManagedObject {
     /// Sets a to-one relationship (nil clears it) and updates the inverse.
     public func setObject(_ destination: ManagedObject?, forKey key: String) throws {
         // A to-one of the model's compiled layout is found with one lookup of the key.
+        // The to-one's slot, found once for the description, reading and setting it.
+        let compiledSlot = layout.toOneSlot(of: key)
         let relationship: RelationshipDescription
-        if layout.isCompiled, let slot = layout.toOneSlot(of: key), managedObjectContext != nil {
-            relationship = layout.toOnes[slot - layout.attributeCount]
+        if layout.isCompiled, let compiledSlot, managedObjectContext != nil {
+            relationship = layout.toOnes[compiledSlot - layout.attributeCount]
         } else {
             relationship = try requireRelationship(key, toMany: false)
         }
         if let destination { try checkDestination(destination, for: relationship) }
         try fireFault()
-        // The to-one's slot, found once for reading and setting it.
-        guard let slot = layout.toOneSlot(of: key) else {
+        guard let slot = compiledSlot else {
             // A relationship of the model the object's own layout lacks (an ad-hoc layout).
             let old = toOneObject(key)
             if old === destination { return }
@@ -109,11 +110,11 @@ extension ManagedObject {
 
     /// Adds an object to a to-many relationship (at the end) and updates the inverse.
     public func addObject(_ destination: ManagedObject, toKey key: String) throws {
-        let relationship = try requireRelationship(key, toMany: true)
+        let (relationship, inverse) = try requireToMany(key)
         try checkDestination(destination, for: relationship)
         if try loadedList(key).contains(destination) { return }
         try primitiveAdd(destination, to: key)
-        guard let inverse = model?.inverse(of: relationship) else { return }
+        guard let inverse else { return }
         if inverse.isToMany {
             try destination.primitiveAdd(self, to: inverse.name)
         } else {
@@ -127,16 +128,16 @@ extension ManagedObject {
 
     /// Removes an object from a to-many relationship and updates the inverse.
     public func removeObject(_ destination: ManagedObject, fromKey key: String) throws {
-        let relationship = try requireRelationship(key, toMany: true)
+        let (relationship, inverse) = try requireToMany(key)
         guard try loadedList(key).contains(destination) else { return }
         try primitiveRemove(destination, from: relationship)
-        guard let inverse = model?.inverse(of: relationship) else { return }
+        guard let inverse else { return }
         try destination.primitiveRemove(self, from: inverse)
     }
 
     /// Replaces the destinations of a to-many relationship (in this order) and updates inverses.
     public func setObjects(_ destinations: [ManagedObject], forKey key: String) throws {
-        let relationship = try requireRelationship(key, toMany: true)
+        let relationship = try requireToMany(key).relationship
         for destination in destinations { try checkDestination(destination, for: relationship) }
         let wanted = ObjectList(destinations)
         for current in try loadedList(key).objects where !wanted.contains(current) {
@@ -226,9 +227,20 @@ extension ManagedObject {
         return relationship
     }
 
+    /// A to-many relationship and its inverse: from a layout the model compiled (its inverses
+    /// resolved once, no lookup by name), else looked up in the model.
+    private func requireToMany(_ key: String) throws -> (relationship: RelationshipDescription, inverse: RelationshipDescription?) {
+        if layout.knowsInverses, let slot = layout.toManySlot(of: key), managedObjectContext != nil {
+            return (layout.toManys[slot], layout.toManyInverses[slot])
+        }
+        let relationship = try requireRelationship(key, toMany: true)
+        return (relationship, model?.inverse(of: relationship))
+    }
+
     private func checkDestination(_ destination: ManagedObject, for relationship: RelationshipDescription) throws {
-        guard let model else { throw detached() }
-        guard destination.managedObjectContext === managedObjectContext else {
+        // The model is read (a copy) only when an inheritance tree must be walked.
+        guard let context = managedObjectContext else { throw detached() }
+        guard destination.managedObjectContext === context else {
             throw StoreError(
                 .managedObjectExternalRelationship,
                 "\(entity.name).\(relationship.name) cannot point at \(destination.entity.name) \(destination.objectID), which belongs to another context",
@@ -236,7 +248,7 @@ extension ManagedObject {
         }
         // An object of the destination entity itself needs no walk up the inheritance tree.
         guard destination.layout.entityName == relationship.destinationEntityName
-            || model.isEntity(destination.entity.name, kindOf: relationship.destinationEntityName)
+            || context.coordinator.model.isEntity(destination.entity.name, kindOf: relationship.destinationEntityName)
         else {
             throw StoreError(
                 .managedObjectValidation,
