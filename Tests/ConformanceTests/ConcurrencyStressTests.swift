@@ -9,8 +9,7 @@ import Testing
 
     @Test(arguments: runs)
     func fourWritersAndAReader(_ run: ConformanceRun) {
-        PersistentStores.registerBuiltInStoreTypes()
-        let result = run.execute()
+        let result = run.execute(registry: BuiltInRuns.registry)
         if case .failed(let message) = result.outcome { Issue.record(Comment(rawValue: message)) }
         #expect(result.outcome == .passed)
     }
