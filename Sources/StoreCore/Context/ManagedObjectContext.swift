@@ -1122,10 +1122,7 @@ public final class ManagedObjectContext {
             let count = registered.count
             let object = Self.entry(&registered[id, default: makeObject(entityName: id.entityName, objectID: id)])
             if registered.count != count {
-                if parent != nil && id.isTemporaryID { object.turnIntoFault(forChild: true) }
-                object.managedObjectContext = self
-                object.registrationOrder = nextRegistrationOrder
-                nextRegistrationOrder += 1
+                settleNewlyRegistered(object)
             } else {
                 if !object.isFault {
                     if object.holdsRow {
@@ -1171,9 +1168,17 @@ public final class ManagedObjectContext {
     /// A new object (a fault) for an ID, registered in this context.
     private func newRegisteredObject(for objectID: ObjectID) -> ManagedObject {
         let object = makeObject(entityName: objectID.entityName, objectID: objectID)
-        if parent != nil && objectID.isTemporaryID { object.turnIntoFault(forChild: true) }
-        register(object)
+        registered[objectID] = object
+        settleNewlyRegistered(object)
         return object
+    }
+
+    /// Makes an object of a store's row just put in ``registered`` this context's: in a child
+    /// context an object with a temporary ID (unsaved in the parent) becomes a fault of the
+    /// parent's, and it takes the next registration order.
+    private func settleNewlyRegistered(_ object: ManagedObject) {
+        if parent != nil && object.objectID.isTemporaryID { object.turnIntoFault(forChild: true) }
+        adopt(object)
     }
 
     private func makeObject(entityName: String, objectID: ObjectID) -> ManagedObject {
@@ -1207,9 +1212,14 @@ public final class ManagedObjectContext {
 
     /// What ``insert(entityName:)`` needs of an entity.
     private func register(_ object: ManagedObject) {
+        adopt(object)
+        registered[object.objectID] = object
+    }
+
+    /// Points `object` at this context and gives it the next registration order.
+    private func adopt(_ object: ManagedObject) {
         object.managedObjectContext = self
         object.registrationOrder = nextRegistrationOrder
         nextRegistrationOrder += 1
-        registered[object.objectID] = object
     }
 }
