@@ -9,7 +9,9 @@ extension XMLStore: InventoryReportingStore {
     /// The entities of the XML store file at `url` and their object counts, read without a
     /// model: the `type` of every `<object>` element, counted (the names as the file writes
     /// them, which Core Data's XML format upper-cases: `StoreInventory.namesAreExact` is
-    /// false). The objects are skipped, not parsed; the file is read with the same safe
+    /// false), each with the model's probable spelling (`probableModelName`: `VEHICLEPICTURE`
+    /// reads as `VehiclePicture`, cut at the other entity names it contains; a guess, for
+    /// reports). The objects are skipped, not parsed; the file is read with the same safe
     /// reader as ``load()`` and is not written.
     ///
     /// - Throws: 134010 for a file that is not an XML store; 134080 for malformed XML, naming
@@ -50,7 +52,11 @@ extension XMLStore: InventoryReportingStore {
             }
             guard sawRoot else { throw XMLStoreReader.notAStore(url, "it has no root element") }
         }
+        let spellings = XMLEntityNameSpelling.probableModelNames(for: counts.keys)
         return StoreInventory(
-            entities: counts.keys.sorted().map { StoreInventory.Entity(name: $0, objectCount: counts[$0]) }, namesAreExact: false)
+            entities: counts.keys.sorted().map {
+                StoreInventory.Entity(name: $0, objectCount: counts[$0], probableModelName: spellings[$0])
+            },
+            namesAreExact: false)
     }
 }

@@ -69,9 +69,21 @@ struct Info: ParsableCommand {
             printVersion(metadata)
             if let reporting = storeClass as? any InventoryReportingStore.Type {
                 let inventory = try reporting.inventory(forStoreAt: url, options: description.options)
-                console.print(inventory.namesAreExact ? "Entities (read from the file):" : "Entities (read from the file, named as the file writes them):")
-                let rows = inventory.entities.map { [$0.name, $0.objectCount.map(String.init) ?? "?"] }
-                for line in ObjectPrinter.table(header: ["entity", "objects"], rows: rows) { console.print("  " + line) }
+                if inventory.namesAreExact {
+                    console.print("Entities (read from the file):")
+                    let rows = inventory.entities.map { [$0.name, $0.objectCount.map(String.init) ?? "?"] }
+                    for line in ObjectPrinter.table(header: ["entity", "objects"], rows: rows) { console.print("  " + line) }
+                } else {
+                    // The file changes the names' case: the model's probable spelling first, the
+                    // file's beside it, so neither is taken for the other.
+                    console.print("Entities (read from the file, which changes their case; the model's spelling is guessed):")
+                    let rows = inventory.entities.map {
+                        [$0.probableModelName ?? $0.name, $0.objectCount.map(String.init) ?? "?", $0.name]
+                    }
+                    for line in ObjectPrinter.table(header: ["entity (guessed)", "objects", "in the file"], rows: rows) {
+                        console.print("  " + line)
+                    }
+                }
             } else if let hashes = metadata[MetadataKey.versionHashes]?.dictionaryValue, !hashes.isEmpty {
                 console.print("Entities (from the version hashes; counting their objects needs --model): \(hashes.keys.sorted().joined(separator: ", "))")
             } else {

@@ -68,9 +68,11 @@ struct ModelCacheCommandTests {
             #expect(info.output.contains("Type:         XML"))
             #expect(info.output.contains("UUID:         343C8D7F-A000-42C4-8463-43FA1E5EF3FB"))
             #expect(info.output.contains("Model:        none"))
-            let rows = lines(info.output).map { $0.lowercased().split(separator: " ").joined(separator: " ") }
-            #expect(rows.contains("vehicle 1"))
-            #expect(rows.contains("vehiclepicture 2"))
+            // The model's spelling (guessed: the file upper-cases it) with the file's beside it.
+            let rows = lines(info.output).map { $0.split(separator: " ").joined(separator: " ") }
+            #expect(rows.contains("Vehicle 1 VEHICLE"))
+            #expect(rows.contains("VehiclePicture 2 VEHICLEPICTURE"))
+            #expect(info.output.contains("the model's spelling is guessed"))
             #expect(info.output.contains("need --model"))
             // What needs a model still says so.
             let dump = storectl("dump", store)

@@ -14,11 +14,17 @@ public struct StoreInventory: Sendable, Hashable {
         public var name: String
         /// The objects of exactly this entity in the file; nil when the file alone does not tell.
         public var objectCount: Int?
+        /// Where the file does not keep the model's spelling (``StoreInventory/namesAreExact``
+        /// false), the spelling the model most likely uses, guessed from the file alone (the XML
+        /// format's `VEHICLEPICTURE` reads as `VehiclePicture`); nil where `name` is exact or
+        /// nothing better can be said. For reports only: stores are read by the model's names.
+        public var probableModelName: String?
 
         /// Creates an entry.
-        public init(name: String, objectCount: Int?) {
+        public init(name: String, objectCount: Int?, probableModelName: String? = nil) {
             self.name = name
             self.objectCount = objectCount
+            self.probableModelName = probableModelName
         }
     }
 
