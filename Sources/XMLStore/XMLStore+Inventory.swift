@@ -21,7 +21,19 @@ extension XMLStore: InventoryReportingStore {
         guard try XMLStoreReader.hasContent(url) else {
             throw StoreError(.persistentStoreOperation, "There is no XML store at \(url.path)", fileURL: url)
         }
-        let reader = try XMLTextReader(url: url)
+        return try inventory(reading: XMLTextReader(url: url))
+    }
+
+    /// The inventory of a document held in memory, exactly as ``inventory(forStoreAt:options:)``
+    /// reads a file: the entry point of the fuzz harness.
+    @_spi(Fuzzing)
+    public static func inventory(of data: Data) throws -> StoreInventory {
+        try inventory(reading: XMLTextReader(data: data, url: URL(fileURLWithPath: "/memory.xml")))
+    }
+
+    /// The entities `reader`'s document names and their object counts.
+    private static func inventory(reading reader: XMLTextReader) throws -> StoreInventory {
+        let url = reader.url
         var counts: [String: Int] = [:]
         try reader.capturingLibraryErrors {
             var sawRoot = false
