@@ -112,10 +112,30 @@ func insertRaw(_ persons: Int) -> Int {
     return table.count + byEmail.count + players.count
 }
 
+/// The lookups through the coordinator (nodes); a function of its own so that a profiler can
+/// count it alone (`valgrind --tool=callgrind --toggle-collect='*lookUpThroughCoordinator*'`).
+@inline(never)
+func lookUpThroughCoordinator(_ requests: [FetchRequest], in coordinator: PersistentStoreCoordinator) throws -> Int {
+    var found = 0
+    for request in requests {
+        if case .nodes(let nodes) = try coordinator.execute(request) { found += nodes.count }
+    }
+    return found
+}
+
+/// The lookups through a context (objects), counted alone as ``lookUpThroughCoordinator``.
+@inline(never)
+func lookUpThroughContext(_ requests: [FetchRequest], in context: ManagedObjectContext) throws -> Int {
+    var found = 0
+    for request in requests { found += try context.fetch(request).count }
+    return found
+}
+
 PersistentStores.registerBuiltInStoreTypes()
 
-// `--profile save N` / `--profile lookups N` / `--profile context N`: one coordinator save of N
-// persons (nodes), 10k coordinator lookups in N, or one insert and save of N persons through a
+// `--profile save N` / `--profile lookups N` / `--profile context-lookups N` / `--profile
+// context N`: one coordinator save of N persons (nodes), 10k lookups in N through the
+// coordinator or through a fresh context, or one insert and save of N persons through a
 // context, and nothing else, for a profiler (callgrind) to count.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--profile", let persons = Int(CommandLine.arguments[3]) {
     let coordinator = PersistentStoreCoordinator(model: model)
@@ -133,9 +153,9 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--profile", le
     _ = try coordinator.save(request)
     var found = 0
     if CommandLine.arguments[2] == "lookups" {
-        for lookup in lookups {
-            if case .nodes(let nodes) = try coordinator.execute(lookup) { found += nodes.count }
-        }
+        found = try lookUpThroughCoordinator(lookups, in: coordinator)
+    } else if CommandLine.arguments[2] == "context-lookups" {
+        found = try lookUpThroughContext(lookups, in: ManagedObjectContext(coordinator: coordinator))
     }
     print("found \(found)")
     exit(0)
@@ -173,15 +193,9 @@ for persons in personCounts {
         _ = try coordinator.addPersistentStore(type: "InMemory")
         try contextSave.time { try insertThroughContext(persons, into: coordinator) }
         var found = 0
-        try coordinatorLookups.time {
-            for request in requests {
-                if case .nodes(let nodes) = try coordinator.execute(request) { found += nodes.count }
-            }
-        }
+        try coordinatorLookups.time { found += try lookUpThroughCoordinator(requests, in: coordinator) }
         let context = ManagedObjectContext(coordinator: coordinator)
-        try contextLookups.time {
-            for request in requests { found += try context.fetch(request).count }
-        }
+        try contextLookups.time { found += try lookUpThroughContext(requests, in: context) }
         guard found == 2 * lookups else {
             print("error: the lookups found \(found) objects, expected \(2 * lookups)")
             exit(1)
