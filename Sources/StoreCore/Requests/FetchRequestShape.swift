@@ -63,40 +63,74 @@ package struct FetchRequestShape: Hashable, Sendable {
     }
 
     package static func == (lhs: FetchRequestShape, rhs: FetchRequestShape) -> Bool {
-        let (a, b) = (lhs.request, rhs.request)
-        guard a.entityName == b.entityName, a.resultType == b.resultType, a.fetchLimit == b.fetchLimit,
-            a.fetchOffset == b.fetchOffset, a.fetchBatchSize == b.fetchBatchSize,
-            a.includesSubentities == b.includesSubentities, a.includesPendingChanges == b.includesPendingChanges,
-            a.returnsObjectsAsFaults == b.returnsObjectsAsFaults, a.returnsDistinctResults == b.returnsDistinctResults,
-            a.sortKeys == b.sortKeys, a.relationshipKeyPathsForPrefetching == b.relationshipKeyPathsForPrefetching,
-            a.affectedStoreIdentifiers == b.affectedStoreIdentifiers, a.propertiesToFetch == b.propertiesToFetch,
-            a.propertiesToGroupBy == b.propertiesToGroupBy
+        // Compared in place (copying both requests first cost a retain and a release of each of
+        // their references per comparison).
+        guard lhs.request.entityName == rhs.request.entityName, lhs.request.resultType == rhs.request.resultType,
+            lhs.request.fetchLimit == rhs.request.fetchLimit, lhs.request.fetchOffset == rhs.request.fetchOffset,
+            lhs.request.fetchBatchSize == rhs.request.fetchBatchSize,
+            lhs.request.includesSubentities == rhs.request.includesSubentities,
+            lhs.request.includesPendingChanges == rhs.request.includesPendingChanges,
+            lhs.request.returnsObjectsAsFaults == rhs.request.returnsObjectsAsFaults,
+            lhs.request.returnsDistinctResults == rhs.request.returnsDistinctResults,
+            lhs.request.sortKeys == rhs.request.sortKeys,
+            lhs.request.relationshipKeyPathsForPrefetching == rhs.request.relationshipKeyPathsForPrefetching,
+            lhs.request.affectedStoreIdentifiers == rhs.request.affectedStoreIdentifiers,
+            lhs.request.propertiesToFetch == rhs.request.propertiesToFetch,
+            lhs.request.propertiesToGroupBy == rhs.request.propertiesToGroupBy
         else { return false }
-        switch (a.predicate, b.predicate) {
+        switch (lhs.request.predicate, rhs.request.predicate) {
         case (nil, nil): return true
         case (let p?, let q?): return p.hasShape(of: q)
         default: return false
         }
     }
 
+    /// Hashes the entity, the window, the numbers of sort keys and properties, and the
+    /// predicate's structure, mixed into one word that the hasher takes once. The flags, the
+    /// sort keys and properties themselves are left to ``==``: they rarely tell the shapes of
+    /// one program apart. Names are mixed by their length and first bytes, without hashing
+    /// their text. A one-comparison lookup costs a few dozen multiplications instead of a hash
+    /// of every field and name (about 1,800 instructions).
     package func hash(into hasher: inout Hasher) {
-        let r = request
-        hasher.combine(r.entityName)
-        hasher.combine(r.resultType)
-        hasher.combine(r.fetchLimit)
-        hasher.combine(r.fetchOffset)
-        hasher.combine(r.includesSubentities)
-        hasher.combine(r.sortKeys.count)
-        for key in r.sortKeys { hasher.combine(key) }
-        if !r.propertiesToFetch.isEmpty { hasher.combine(r.propertiesToFetch) }
-        if !r.propertiesToGroupBy.isEmpty { hasher.combine(r.propertiesToGroupBy) }
-        if let stores = r.affectedStoreIdentifiers { hasher.combine(stores) }
-        // The other flags are compared by `==`; they rarely tell shapes apart.
-        if let predicate = r.predicate {
-            predicate.hashShape(into: &hasher)
+        var mixer = ShapeMixer()
+        mixer.mix(request.entityName)
+        mixer.mix(request.fetchLimit)
+        mixer.mix(request.fetchOffset)
+        mixer.mix(request.sortKeys.count &+ request.propertiesToFetch.count << 16)
+        if let predicate = request.predicate {
+            predicate.mixShape(into: &mixer)
         } else {
-            hasher.combine(0 as UInt8)
+            mixer.mix(0)
         }
+        hasher.combine(mixer.state)
+    }
+}
+
+/// A cheap running hash of a request's shape (FNV-1a over words): enough to spread the shapes
+/// a coordinator or store keeps, not to resist crafted collisions (the cache is bounded and
+/// `==` decides).
+private struct ShapeMixer {
+    private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    mutating func mix(_ word: UInt64) {
+        state = (state ^ word) &* 0x0000_0100_0000_01b3
+    }
+
+    @inline(__always)
+    mutating func mix(_ value: Int) { mix(UInt64(bitPattern: Int64(value))) }
+
+    /// A name by its length in bytes and its first seven bytes.
+    mutating func mix(_ text: String) {
+        let utf8 = text.utf8
+        var word = UInt64(truncatingIfNeeded: utf8.count)
+        var shift: UInt64 = 8
+        for byte in utf8 {
+            word |= UInt64(byte) << shift
+            shift += 8
+            if shift == 64 { break }
+        }
+        mix(word)
     }
 }
 
@@ -115,24 +149,23 @@ extension FetchPredicate {
         }
     }
 
-    fileprivate func hashShape(into hasher: inout Hasher) {
+    fileprivate func mixShape(into mixer: inout ShapeMixer) {
         switch self {
-        case .truePredicate: hasher.combine(1 as UInt8)
-        case .falsePredicate: hasher.combine(2 as UInt8)
+        case .truePredicate: mixer.mix(1)
+        case .falsePredicate: mixer.mix(2)
         case .comparison(let c):
-            hasher.combine(3 as UInt8)
-            hasher.combine(c.op)
-            hasher.combine(c.options)
-            hasher.combine(c.modifier)
-            c.lhs.hashShape(into: &hasher)
-            c.rhs.hashShape(into: &hasher)
+            // Operators and modifiers by their (short, distinct) raw texts.
+            mixer.mix(3 &+ c.options.rawValue << 8)
+            mixer.mix(c.op.rawValue)
+            mixer.mix(c.modifier.rawValue)
+            c.lhs.mixShape(into: &mixer)
+            c.rhs.mixShape(into: &mixer)
         case .and(let parts), .or(let parts):
-            if case .and = self { hasher.combine(4 as UInt8) } else { hasher.combine(5 as UInt8) }
-            hasher.combine(parts.count)
-            for part in parts { part.hashShape(into: &hasher) }
+            if case .and = self { mixer.mix(4 &+ parts.count << 8) } else { mixer.mix(5 &+ parts.count << 8) }
+            for part in parts { part.mixShape(into: &mixer) }
         case .not(let inner):
-            hasher.combine(6 as UInt8)
-            inner.hashShape(into: &hasher)
+            mixer.mix(6)
+            inner.mixShape(into: &mixer)
         }
     }
 
@@ -195,40 +228,45 @@ extension FetchExpression {
         return constantKind(a) == constantKind(b)
     }
 
-    fileprivate func hashShape(into hasher: inout Hasher) {
+    fileprivate func mixShape(into mixer: inout ShapeMixer) {
         switch self {
         case .constant(let value):
-            hasher.combine(1 as UInt8)
-            hasher.combine(Self.constantKind(value))
-            if case .objectID(let id) = value { hasher.combine(id.entityNumber) }
+            if case .objectID(let id) = value {
+                mixer.mix(1 &+ Self.constantKind(value) << 8 &+ id.entityNumber << 16)
+            } else {
+                mixer.mix(1 &+ Self.constantKind(value) << 8)
+            }
         case .collection(let items):
             if items.allSatisfy(\.isConstantValue) {
-                hasher.combine(2 as UInt8)
+                mixer.mix(2)
             } else {
-                hasher.combine(3 as UInt8)
-                hasher.combine(items.count)
-                for item in items { item.hashShape(into: &hasher) }
+                mixer.mix(3 &+ items.count << 8)
+                for item in items { item.mixShape(into: &mixer) }
             }
-        case .evaluatedObject: hasher.combine(4 as UInt8)
+        case .evaluatedObject: mixer.mix(4)
         case .variable(let name):
-            hasher.combine(5 as UInt8)
-            hasher.combine(name)
+            mixer.mix(5)
+            mixer.mix(name)
         case .keyPath(let base, let components):
-            hasher.combine(6 as UInt8)
-            base.hashShape(into: &hasher)
-            hasher.combine(components.count)
-            for component in components { hasher.combine(component) }
+            mixer.mix(6 &+ components.count << 8)
+            base.mixShape(into: &mixer)
+            for component in components {
+                switch component {
+                case .key(let key): mixer.mix(key)
+                case .collectionOperator(let op): mixer.mix(op.rawValue)
+                }
+            }
         case .subquery(let collection, let variable, let predicate):
-            hasher.combine(7 as UInt8)
-            collection.hashShape(into: &hasher)
-            hasher.combine(variable)
-            predicate.hashShape(into: &hasher)
+            mixer.mix(7)
+            collection.mixShape(into: &mixer)
+            mixer.mix(variable)
+            predicate.mixShape(into: &mixer)
         case .arithmetic(let op, let lhs, let rhs):
-            hasher.combine(8 as UInt8)
-            hasher.combine(op)
-            lhs.hashShape(into: &hasher)
-            rhs.hashShape(into: &hasher)
-        case .now: hasher.combine(9 as UInt8)
+            mixer.mix(8)
+            mixer.mix(op.rawValue)
+            lhs.mixShape(into: &mixer)
+            rhs.mixShape(into: &mixer)
+        case .now: mixer.mix(9)
         }
     }
 
