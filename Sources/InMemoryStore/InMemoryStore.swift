@@ -41,13 +41,20 @@ public final class InMemoryStore: IncrementalStore {
     /// The metadata, kept in memory.
     public var metadata: StoreMetadata
 
-    private var tables: [String: NodeTable] = [:]
+    /// Each entity's nodes, by the entity's interned number (``ObjectID/entityNumber``), so that
+    /// finding a node by its ID hashes an integer, not the entity's name.
+    private var tables: [Int: NodeTable] = [:]
+    /// The interned number of each entity of the model, for reading a table by entity name.
+    private let entityNumbers: [String: Int]
     private var lastPrimaryKey: [String: Int64] = [:]
     /// entity → relationship names whose to-many is derived from the inverse's to-one index.
     private let derivedToMany: [String: Set<String>]
     /// entity → its indexes (to-one destinations, indexed attributes), reached by one lookup
     /// per node and changed in place.
     private let indexes: [String: EntityIndexes]
+    /// The same indexes by interned entity number, so a node's are found by its ID without
+    /// hashing its entity's name.
+    private let indexesByNumber: [EntityIndexes?]
 
     /// One entity's indexes: for each to-one relationship, destination → sources; for each
     /// indexed attribute (inherited ones included), value → objects. Slots are resolved once,
@@ -91,9 +98,17 @@ public final class InMemoryStore: IncrementalStore {
     /// entities it reads and, when an index applies, which conjunct it uses. Made when a shape is
     /// first fetched (and the request validated then); requests of that shape with other
     /// constants reuse it.
-    private struct FetchPlan {
+    ///
+    /// A class, so that the coordinator can keep it with its own compiled request and hand it
+    /// back with each request of the shape (``FetchCompilingStore``).
+    private final class FetchPlan {
         let entities: [String]
         let index: IndexPlan?
+
+        init(entities: [String], index: IndexPlan?) {
+            self.entities = entities
+            self.index = index
+        }
     }
 
     /// How an index narrows a fetch: the top-level conjunct `key == constant` it answers, the
@@ -112,8 +127,13 @@ public final class InMemoryStore: IncrementalStore {
         let entityOrder: [String: Int]
     }
 
-    /// Compiled fetches by shape (the store is used under its coordinator's lock).
+    /// Compiled fetches by shape (the store is used under its coordinator's lock), for fetches
+    /// that come without the coordinator's compiled plan (``FetchCompilingStore``).
     private var plans = CompiledRequestCache<FetchRequestShape, FetchPlan>(capacity: 128)
+
+    /// How many fetches looked their plan up in the store's own cache (found or not): fetches
+    /// that did not come with the coordinator's compiled plan.
+    package var ownPlanLookups: Int { plans.hits + plans.misses }
 
     /// The objects with one value of an indexed attribute: one ID without a set (the common
     /// case of a unique key), or a set.
@@ -175,6 +195,17 @@ public final class InMemoryStore: IncrementalStore {
             indexes[entity] = EntityIndexes(layout: layout, derived: derived[entity] ?? [])
         }
         self.indexes = indexes
+        var numbers: [String: Int] = [:]
+        var byNumber: [EntityIndexes?] = []
+        for entity in model.entityNames {
+            // The number an ID of the entity carries (interned once per name in the process).
+            let number = ObjectID(storeIdentifier: identifier, entityName: entity, reference: .int(0)).entityNumber
+            numbers[entity] = number
+            if byNumber.count <= number { byNumber += Array(repeating: nil, count: number + 1 - byNumber.count) }
+            byNumber[number] = indexes[entity]
+        }
+        self.entityNumbers = numbers
+        self.indexesByNumber = byNumber
     }
 
     /// Nothing to read.
@@ -196,26 +227,7 @@ public final class InMemoryStore: IncrementalStore {
     public func execute(_ request: StoreRequest) throws -> StoreResult {
         switch request {
         case .fetch(let fetch):
-            let plan = try self.plan(for: fetch)
-            var nodes: [StoreNode] = []
-            if let (candidates, isExact) = indexedCandidates(for: fetch, plan: plan) {
-                nodes.reserveCapacity(candidates.count)
-                for id in candidates {
-                    if let node = tables[id.entityName]?.node(for: id) { nodes.append(complete(node)) }
-                }
-                if isExact, fetch.resultType == .managedObjects, fetch.sortKeys.isEmpty {
-                    // The index found exactly the objects the predicate selects (an equality with
-                    // a constant of the attribute's own kind is all the predicate is), and the
-                    // plan validated the request: only offset and limit remain.
-                    return .nodes(Array(QueryEngine.window(nodes, offset: fetch.fetchOffset, limit: fetch.fetchLimit)))
-                }
-            } else {
-                for entity in plan.entities {
-                    tables[entity]?.forEach { nodes.append(complete($0)) }
-                }
-            }
-            let graph = NodeGraph(model: model) { [self] id in tables[id.entityName]?.node(for: id).map(complete) }
-            return try QueryEngine.execute(fetch, over: nodes, graph: graph, validating: false)
+            return try self.fetch(fetch, plan: try plan(for: fetch))
         case .save(let save):
             return .saved(versions: try apply(save))
         case .batchUpdate, .batchDelete, .batchInsert:
@@ -224,15 +236,40 @@ public final class InMemoryStore: IncrementalStore {
         }
     }
 
+    /// Answers a fetch with its compiled plan.
+    private func fetch(_ fetch: FetchRequest, plan: FetchPlan) throws -> StoreResult {
+        var nodes: [StoreNode] = []
+        if let (candidates, isExact) = indexedCandidates(for: fetch, plan: plan) {
+            nodes.reserveCapacity(candidates.count)
+            for id in candidates {
+                if let node = tables[id.entityNumber]?.node(for: id) { nodes.append(complete(node)) }
+            }
+            if isExact, fetch.resultType == .managedObjects, fetch.sortKeys.isEmpty {
+                // The index found exactly the objects the predicate selects (an equality with
+                // a constant of the attribute's own kind is all the predicate is), and the
+                // plan validated the request: only offset and limit remain.
+                if fetch.fetchOffset <= 0 && (fetch.fetchLimit <= 0 || fetch.fetchLimit >= nodes.count) { return .nodes(nodes) }
+                return .nodes(Array(QueryEngine.window(nodes, offset: fetch.fetchOffset, limit: fetch.fetchLimit)))
+            }
+        } else {
+            for entity in plan.entities {
+                guard let number = entityNumbers[entity] else { continue }
+                tables[number]?.forEach { nodes.append(complete($0)) }
+            }
+        }
+        let graph = NodeGraph(model: model) { [self] id in tables[id.entityNumber]?.node(for: id).map(complete) }
+        return try QueryEngine.execute(fetch, over: nodes, graph: graph, validating: false)
+    }
+
     /// The node of an object, with every to-many filled; 133000 when it does not exist.
     public func newValues(forObjectWith objectID: ObjectID) throws -> IncrementalStoreNode {
-        guard let node = tables[objectID.entityName]?.node(for: objectID) else { throw missing(objectID) }
+        guard let node = tables[objectID.entityNumber]?.node(for: objectID) else { throw missing(objectID) }
         return complete(node)
     }
 
     /// The destinations of one relationship of one object.
     public func newValue(forRelationship relationshipName: String, forObjectWith objectID: ObjectID) throws -> [ObjectID] {
-        guard let node = tables[objectID.entityName]?.node(for: objectID) else { throw missing(objectID) }
+        guard let node = tables[objectID.entityNumber]?.node(for: objectID) else { throw missing(objectID) }
         if let id = node.destination(forToOne: relationshipName) { return [id] }
         return toMany(relationshipName, of: node)
     }
@@ -259,10 +296,16 @@ public final class InMemoryStore: IncrementalStore {
 
     /// Adds the derived to-manys to a stored node.
     private func complete(_ node: StoreNode) -> StoreNode {
-        guard let derived = indexes[node.entityName]?.derived, !derived.isEmpty else { return node }
+        guard let derived = entityIndexes(of: node.objectID)?.derived, !derived.isEmpty else { return node }
         var result = node
         for (_, name) in derived { result.setDestinations(toMany(name, of: node), forToMany: name) }
         return result
+    }
+
+    /// The indexes of an object's entity, found by the ID's interned entity number.
+    private func entityIndexes(of objectID: ObjectID) -> EntityIndexes? {
+        let number = objectID.entityNumber
+        return number < indexesByNumber.count ? indexesByNumber[number] : nil
     }
 
     private func toMany(_ name: String, of node: StoreNode) -> [ObjectID] {
@@ -286,7 +329,7 @@ public final class InMemoryStore: IncrementalStore {
         // Check everything first, so a failing save changes nothing.
         var conflicts: [ObjectID] = []
         for node in save.updatedObjects + save.deletedObjects {
-            guard let current = tables[node.entityName]?.node(for: node.objectID), current.version == node.version else {
+            guard let current = tables[node.objectID.entityNumber]?.node(for: node.objectID), current.version == node.version else {
                 conflicts.append(node.objectID)
                 continue
             }
@@ -298,7 +341,7 @@ public final class InMemoryStore: IncrementalStore {
                 objectIDs: conflicts)
         }
         for node in save.insertedObjects {
-            guard node.objectID.storeIdentifier == identifier, tables[node.entityName]?.contains(node.objectID) != true else {
+            guard node.objectID.storeIdentifier == identifier, tables[node.objectID.entityNumber]?.contains(node.objectID) != true else {
                 throw StoreError(
                     .persistentStoreSave, "Object \(node.objectID) cannot be inserted into the InMemory store \(identifier)",
                     objectIDs: [node.objectID])
@@ -308,7 +351,7 @@ public final class InMemoryStore: IncrementalStore {
         var versions: [ObjectID: Int64] = [:]
         versions.reserveCapacity(save.insertedObjects.count + save.updatedObjects.count)
         for node in save.deletedObjects {
-            if let removed = tables[node.entityName]?.remove(node.objectID) { unindex(removed) }
+            if let removed = tables[node.objectID.entityNumber]?.remove(node.objectID) { unindex(removed) }
         }
         reserveRoom(for: save.insertedObjects)
         for var node in save.insertedObjects {
@@ -316,15 +359,15 @@ public final class InMemoryStore: IncrementalStore {
             store(&node)
             index(node)
             versions[node.objectID] = 1
-            tables[node.entityName, default: NodeTable()].upsert(node)
+            tables[node.objectID.entityNumber, default: NodeTable()].upsert(node)
         }
         for var node in save.updatedObjects {
-            guard let current = tables[node.entityName]?.node(for: node.objectID) else { continue }
+            guard let current = tables[node.objectID.entityNumber]?.node(for: node.objectID) else { continue }
             unindex(current)
             node.keepLoadedToManys(of: current)
             node.version = current.version + 1
             store(&node)
-            tables[node.entityName]?.upsert(node)
+            tables[node.objectID.entityNumber]?.upsert(node)
             index(node)
             versions[node.objectID] = node.version
         }
@@ -338,14 +381,14 @@ public final class InMemoryStore: IncrementalStore {
     /// already costs a constant per object.
     private func reserveRoom(for inserted: [StoreNode]) {
         guard inserted.count >= Self.bulkInsert else { return }
-        var added: [String: Int] = [:]
-        for node in inserted { added[node.entityName, default: 0] += 1 }
-        for (entity, count) in added where count >= Self.bulkInsert {
+        var added: [Int: (id: ObjectID, count: Int)] = [:]
+        for node in inserted { added[node.objectID.entityNumber, default: (node.objectID, 0)].count += 1 }
+        for (entity, (id, count)) in added where count >= Self.bulkInsert {
             let existing = tables[entity]?.count ?? 0
             guard count >= existing else { continue }
             let total = existing + count
             tables[entity, default: NodeTable()].reserveCapacity(total)
-            guard let entityIndexes = indexes[entity] else { continue }
+            guard let entityIndexes = entityIndexes(of: id) else { continue }
             for position in entityIndexes.attributeIndex.indices {
                 entityIndexes.attributeIndex[position].reserveCapacity(total)
             }
@@ -358,7 +401,7 @@ public final class InMemoryStore: IncrementalStore {
     /// Puts a node in its entity's slots (a node made of dictionaries is converted once) and
     /// drops derived to-manys before it is stored (the index answers them).
     private func store(_ node: inout StoreNode) {
-        guard let entityIndexes = indexes[node.entityName] else { return }
+        guard let entityIndexes = entityIndexes(of: node.objectID) else { return }
         let layout = entityIndexes.layout
         if node.layout !== layout || !entityIndexes.derived.isEmpty {
             var (values, toManys) = node.slots(in: layout)
@@ -368,7 +411,7 @@ public final class InMemoryStore: IncrementalStore {
     }
 
     private func index(_ node: StoreNode) {
-        guard let entityIndexes = indexes[node.entityName] else { return }
+        guard let entityIndexes = entityIndexes(of: node.objectID) else { return }
         let values = node.slots(in: entityIndexes.layout).values
         for (position, toOne) in entityIndexes.toOnes.enumerated() {
             guard case .objectID(let destination) = values[toOne.slot] else { continue }
@@ -385,7 +428,7 @@ public final class InMemoryStore: IncrementalStore {
     }
 
     private func unindex(_ node: StoreNode) {
-        guard let entityIndexes = indexes[node.entityName] else { return }
+        guard let entityIndexes = entityIndexes(of: node.objectID) else { return }
         let values = node.slots(in: entityIndexes.layout).values
         for (position, toOne) in entityIndexes.toOnes.enumerated() {
             guard case .objectID(let destination) = values[toOne.slot] else { continue }
@@ -403,11 +446,16 @@ public final class InMemoryStore: IncrementalStore {
     private func plan(for fetch: FetchRequest) throws -> FetchPlan {
         let shape = FetchRequestShape.isCompact(fetch) ? FetchRequestShape(fetch) : nil
         if let shape, let plan = plans.value(for: shape) { return plan }
-        try fetch.validate(in: model)
-        let entities = fetch.matchingEntityNames(in: model)
-        let plan = FetchPlan(entities: entities, index: indexPlan(for: fetch, entities: entities))
+        let plan = try compiledPlan(for: fetch)
         if let shape { plans.insert(plan, for: shape.stored()) }
         return plan
+    }
+
+    /// A fetch validated against the model and planned, for every request of its shape.
+    private func compiledPlan(for fetch: FetchRequest) throws -> FetchPlan {
+        try fetch.validate(in: model)
+        let entities = fetch.matchingEntityNames(in: model)
+        return FetchPlan(entities: entities, index: indexPlan(for: fetch, entities: entities))
     }
 
     /// The top-level conjuncts of a predicate.
@@ -514,5 +562,19 @@ public final class InMemoryStore: IncrementalStore {
         default:
             return nil
         }
+    }
+}
+
+extension InMemoryStore: FetchCompilingStore {
+    /// The request validated and planned (entities, index) for every request of its shape.
+    package func compileFetch(_ request: FetchRequest) throws -> AnyObject {
+        try compiledPlan(for: request)
+    }
+
+    /// Answers a fetch with the plan ``compileFetch(_:)`` made for its shape, without looking
+    /// the request up in the store's own plans.
+    package func execute(_ request: FetchRequest, compiled: AnyObject) throws -> StoreResult {
+        guard let plan = compiled as? FetchPlan else { return try execute(.fetch(request)) }
+        return try fetch(request, plan: plan)
     }
 }

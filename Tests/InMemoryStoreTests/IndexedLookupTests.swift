@@ -66,4 +66,38 @@ import Testing
         #expect(indexed[8].count == 4)
         #expect(indexed[9].count == 8)
     }
+
+    /// The coordinator compiles a lookup once per shape and hands the store's compiled plan back
+    /// with every request of the shape: the store does not look the request up again, and each
+    /// request still gets its own objects.
+    @Test func lookupsThroughTheCoordinatorUseItsCompiledPlan() throws {
+        let coordinator = try InMemoryIndexTests.coordinator(indexed: true)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for i in 0..<10 {
+            let player = try context.insert(entityName: i % 3 == 0 ? "Captain" : "Player")
+            try player.setValue("p\(i)", forKey: "name")
+        }
+        try context.save()
+        let handle = try #require(coordinator.persistentStores.first)
+        let store = try #require(try coordinator.withStore(handle) { $0 as? InMemoryStore })
+        for i in 0..<10 {
+            let fresh = ManagedObjectContext(coordinator: coordinator)
+            let request = FetchRequest(entityName: "Player", predicate: try FetchPredicate(format: "name == %@", "p\(i)"))
+            #expect(try fresh.fetch(request).map { $0.value(forKey: "name") } == [.string("p\(i)")])
+            guard case .nodes(let nodes) = try coordinator.execute(request) else {
+                Issue.record("a fetch of objects answered with something else")
+                continue
+            }
+            #expect(nodes.map(\.objectID.entityName) == [i % 3 == 0 ? "Captain" : "Player"])
+        }
+        #expect(store.ownPlanLookups == 0)
+        // Asked directly (under the coordinator's lock), the store plans with its own cache.
+        let direct = FetchRequest(entityName: "Player", predicate: try FetchPredicate(format: "name == 'p4'"))
+        let found = try coordinator.withStore(handle) { store -> Int in
+            guard case .nodes(let nodes)? = try (store as? InMemoryStore)?.execute(.fetch(direct)) else { return -1 }
+            return nodes.count
+        }
+        #expect(found == 1)
+        #expect(store.ownPlanLookups == 1)
+    }
 }

@@ -102,6 +102,9 @@ public final class PersistentStoreCoordinator: Sendable {
         let slots: [Int]
         /// The store generation the slot positions belong to.
         let storeGeneration: UInt64
+        /// What the one store the request goes to compiled of it, when that store compiles
+        /// fetches (``FetchCompilingStore``); handed back with each request of the shape.
+        var storeCompiled: (store: any FetchCompilingStore, compiled: AnyObject)? = nil
     }
 
     /// The most compiled fetch requests a coordinator keeps.
@@ -558,7 +561,14 @@ public final class PersistentStoreCoordinator: Sendable {
                     return (request.affectedStoreIdentifiers?.contains(slot.handle.identifier) ?? true)
                         && entities.contains { slot.store.holds(entityName: $0) }
                 }
-                let made = CompiledFetch(entities: entities, slots: slots, storeGeneration: state.storeGeneration)
+                var made = CompiledFetch(entities: entities, slots: slots, storeGeneration: state.storeGeneration)
+                // A store that compiles the request compiles it now, once per shape. A request
+                // it refuses is left to its `execute`, which fails the same way as before.
+                if slots.count == 1, let store = state.slots[slots[0]].store as? any FetchCompilingStore,
+                    let storeCompiled = try? store.compileFetch(request)
+                {
+                    made.storeCompiled = (store, storeCompiled)
+                }
                 state.statistics.fetchCompilations += 1
                 if let shape { state.compiledFetches.insert(made, for: shape.stored()) }
                 return (made, Self.concurrentFetcher(for: made, in: state))
@@ -577,6 +587,14 @@ public final class PersistentStoreCoordinator: Sendable {
         let entities = compiled?.entities ?? request.matchingEntityNames(in: model)
         let result = try state.withLock { state in
             // The compiled slot positions hold until a store is added or removed.
+            if let compiled, compiled.storeGeneration == state.storeGeneration, compiled.slots.count == 1 {
+                // The common case, one store, without making an array of slots. A store that
+                // compiled the request is incremental, so its rows go to the row cache.
+                state.statistics.fetches += 1
+                let result = try Self.fetch(request, from: state.slots[compiled.slots[0]], compiled: compiled.storeCompiled)
+                if remembering { Self.remember(result, in: &state, fromIncremental: compiled.storeCompiled != nil) }
+                return result
+            }
             let slots: [Slot]
             if let compiled, compiled.storeGeneration == state.storeGeneration {
                 slots = compiled.slots.map { state.slots[$0] }
@@ -688,12 +706,20 @@ public final class PersistentStoreCoordinator: Sendable {
         return nil
     }
 
-    private static func fetch(_ request: FetchRequest, from slot: Slot) throws -> StoreResult {
-        guard let instrumentation = slot.instrumentation else { return try fetchUnobserved(request, from: slot) }
-        return try instrumentation.fetch(request, rows: { Self.rowCount($0) }) { try fetchUnobserved(request, from: slot) }
+    /// Asks a slot's store; `compiled` is what that store compiled of the request's shape.
+    private static func fetch(
+        _ request: FetchRequest, from slot: Slot, compiled: (store: any FetchCompilingStore, compiled: AnyObject)? = nil
+    ) throws -> StoreResult {
+        guard let instrumentation = slot.instrumentation else { return try fetchUnobserved(request, from: slot, compiled: compiled) }
+        return try instrumentation.fetch(request, rows: { Self.rowCount($0) }) {
+            try fetchUnobserved(request, from: slot, compiled: compiled)
+        }
     }
 
-    private static func fetchUnobserved(_ request: FetchRequest, from slot: Slot) throws -> StoreResult {
+    private static func fetchUnobserved(
+        _ request: FetchRequest, from slot: Slot, compiled: (store: any FetchCompilingStore, compiled: AnyObject)?
+    ) throws -> StoreResult {
+        if let compiled { return try compiled.store.execute(request, compiled: compiled.compiled) }
         if let incremental = slot.store as? any IncrementalStore {
             return try incremental.execute(.fetch(request))
         } else if let atomic = slot.store as? AtomicStore {
@@ -709,7 +735,12 @@ public final class PersistentStoreCoordinator: Sendable {
     /// then replaced only by a row of the same or a newer version (`Z_OPT`), and a row the cache
     /// does not have is not added (the fetching object keeps its row; a later fault reads the
     /// store), so the cache never goes back to values a write replaced or dropped.
-    private static func remember(_ result: StoreResult, in state: inout State, readAt generation: UInt64? = nil) {
+    ///
+    /// `fromIncremental` says that the result comes from one incremental store (the caller
+    /// knows it), so that store is not looked up and its type not checked.
+    private static func remember(
+        _ result: StoreResult, in state: inout State, readAt generation: UInt64? = nil, fromIncremental: Bool = false
+    ) {
         guard case .nodes(let nodes) = result else { return }
         if let generation, generation != state.writeGeneration {
             rememberAfterWrites(nodes, in: &state)
@@ -725,7 +756,7 @@ public final class PersistentStoreCoordinator: Sendable {
             let store = id.storeIdentifier
             if store != lastStore {
                 lastStore = store
-                lastIsIncremental = state.slot(for: store)?.store is any IncrementalStore
+                lastIsIncremental = fromIncremental || state.slot(for: store)?.store is any IncrementalStore
             }
             if lastIsIncremental {
                 // One lookup per row: the row goes in held once; a row that was cached already
@@ -738,7 +769,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    /// ``remember(_:in:readAt:)`` for rows read while a write may have run.
+    /// ``remember(_:in:readAt:fromIncremental:)`` for rows read while a write may have run.
     private static func rememberAfterWrites(_ nodes: [StoreNode], in state: inout State) {
         for node in nodes {
             guard let index = state.rowCache.index(forKey: node.objectID) else { continue }
