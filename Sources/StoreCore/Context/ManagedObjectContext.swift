@@ -361,9 +361,17 @@ public final class ManagedObjectContext {
         } else if request.fetchBatchSize > 0 {
             return try fetchInBatches(request)
         } else {
-            var storeRequest = request
-            storeRequest.resultType = .managedObjects
-            guard case .nodes(let nodes) = try sourceExecute(storeRequest, remembering: true) else { return [] }
+            // A request for objects (the usual case) goes as it is: a copy would retain and
+            // release each of its references.
+            let answer: StoreResult
+            if request.resultType == .managedObjects {
+                answer = try sourceExecute(request, remembering: true)
+            } else {
+                var storeRequest = request
+                storeRequest.resultType = .managedObjects
+                answer = try sourceExecute(storeRequest, remembering: true)
+            }
+            guard case .nodes(let nodes) = answer else { return [] }
             objects = materializeFetched(nodes, asFaults: request.returnsObjectsAsFaults)
         }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
