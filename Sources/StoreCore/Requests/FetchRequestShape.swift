@@ -89,8 +89,8 @@ package struct FetchRequestShape: Hashable, Sendable {
     /// predicate's structure, mixed into one word that the hasher takes once. The flags, the
     /// sort keys and properties themselves are left to ``==``: they rarely tell the shapes of
     /// one program apart. Names are mixed by their length and first bytes, without hashing
-    /// their text. A one-comparison lookup costs a few dozen multiplications instead of a hash
-    /// of every field and name (about 1,800 instructions).
+    /// their text. For a one-comparison lookup that is about 1,200 instructions instead of
+    /// about 1,800 (most of them now reading the names' bytes).
     package func hash(into hasher: inout Hasher) {
         var mixer = ShapeMixer()
         mixer.mix(request.entityName)
