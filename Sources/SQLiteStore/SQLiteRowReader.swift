@@ -53,9 +53,10 @@ struct SQLiteRowReader {
         try values.withUnsafeMutableBufferPointer { buffer in
             try read(entity, key: key, from: statement, url: url, into: buffer, toOnes: &toOnes)
         }
+        // The buffer is moved into the node (the public initialiser would fit it and the
+        // to-many slots, copying them).
         return StoreNode(
-            objectID: entity.prefix.objectID(.int(key)), layout: entity.layout, values: values, toManys: entity.layout.unloadedToManys,
-            version: statement.int64(at: 2))
+            objectID: entity.prefix.objectID(.int(key)), layout: entity.layout, movingValues: values, version: statement.int64(at: 2))
     }
 
     /// Reads the attributes and to-ones of a row of `entity` into its value slots (`buffer`,

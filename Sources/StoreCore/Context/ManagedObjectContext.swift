@@ -78,9 +78,19 @@ public final class ManagedObjectContext {
     /// `classCacheGeneration`.
     /// (The layout is kept so its identifier cannot be reused by another layout.)
     private var classCache: [ObjectIdentifier: (layout: EntityLayout, type: ManagedObject.Type)] = [:]
-    private var classCacheGeneration = -1
     /// The last entry of `classCache` used.
     private var lastClass: (layout: EntityLayout, type: ManagedObject.Type)?
+    // Read for every object a fetch makes (`makeObject(objectID:)`): unchecked in release builds
+    // for the reasons given above.
+    #if DEBUG
+    private var classCacheGeneration = -1
+    /// The model's layout and the class of the entity of the last object made from an ID, by the
+    /// entity's interned number (`makeObject(objectID:)`); cleared with `classCache`.
+    private var lastMade: (entityNumber: Int, layout: EntityLayout, type: ManagedObject.Type)?
+    #else
+    @exclusivity(unchecked) private var classCacheGeneration = -1
+    @exclusivity(unchecked) private var lastMade: (entityNumber: Int, layout: EntityLayout, type: ManagedObject.Type)?
+    #endif
     /// Rows this context's objects started or stopped holding, told to the coordinator in one
     /// call at the end of each operation (``settleRows()``).
     #if DEBUG
@@ -222,7 +232,7 @@ public final class ManagedObjectContext {
     public func object(with objectID: ObjectID) -> ManagedObject {
         checkQueue()
         if let object = registered[objectID] { return object }
-        let object = makeObject(entityName: objectID.entityName, objectID: objectID)
+        let object = makeObject(objectID: objectID)
         // In a child, an object the parent inserted (a temporary ID) is filled from the parent.
         if parent != nil && objectID.isTemporaryID { object.turnIntoFault(forChild: true) }
         register(object)
@@ -1122,38 +1132,46 @@ public final class ManagedObjectContext {
         registered.reserveCapacity(registered.count + nodes.count)
         var objects: [ManagedObject] = []
         objects.reserveCapacity(nodes.count)
-        // By index: a node is copied only into the object that keeps it (iterating or mapping
-        // would copy every node first).
-        for index in nodes.indices {
-            let id = nodes[index].objectID
-            // One lookup finds the registered object or registers a new one.
-            let count = registered.count
-            let object = Self.entry(&registered[id, default: makeObject(entityName: id.entityName, objectID: id)])
-            if registered.count != count {
-                settleNewlyRegistered(object)
-            } else {
-                if !object.isFault {
-                    if object.holdsRow {
-                        rowsToRelease.append(id)
-                    } else {
-                        object.holdsRow = true
+        // The nodes are read through a buffer pointer, whose subscript lends a node where the
+        // array's may return a copy of it (retaining its ID, layout and buffers). (Measured in
+        // release builds, the inlined `deferFill` still copies each node once: see
+        // docs/benchmarks.md.) Safe: the pointer is used only inside the closure, while `nodes`
+        // (a constant parameter) keeps its storage alive and unchanged, and every index comes
+        // from the buffer's own `indices`.
+        nodes.withUnsafeBufferPointer { nodes in
+            for index in nodes.indices {
+                let id = nodes[index].objectID
+                // A lookup, and for a new object an insertion. (`registered[id, default:]` looks
+                // up once, but its default is a closure the modify accessor allocates on the heap:
+                // two allocations and their release per object, about 770 instructions against
+                // the insertion's 150.)
+                let object: ManagedObject
+                if let existing = registered[id] {
+                    object = existing
+                    if !object.isFault {
+                        if object.holdsRow {
+                            rowsToRelease.append(id)
+                        } else {
+                            object.holdsRow = true
+                        }
+                        objects.append(object)
+                        continue
                     }
-                    objects.append(object)
-                    continue
+                } else {
+                    object = makeObject(objectID: id)
+                    registered[id] = object
+                    settleNewlyRegistered(object)
                 }
+                if asFaults {
+                    deferFill(object, from: nodes[index])
+                } else {
+                    object.fill(from: nodes[index], in: self, rowCounted: true)
+                }
+                objects.append(object)
             }
-            if asFaults {
-                deferFill(object, from: nodes[index])
-            } else {
-                object.fill(from: nodes[index], in: self, rowCounted: true)
-            }
-            objects.append(object)
         }
         return objects
     }
-
-    /// The value of a registration-table entry, for a single-lookup `registered[id, default:]`.
-    private static func entry(_ object: inout ManagedObject) -> ManagedObject { object }
 
     /// Keeps a fetched node in a fault for its first access; the fetch counted the row as held.
     private func deferFill(_ object: ManagedObject, from node: StoreNode) {
@@ -1175,7 +1193,7 @@ public final class ManagedObjectContext {
 
     /// A new object (a fault) for an ID, registered in this context.
     private func newRegisteredObject(for objectID: ObjectID) -> ManagedObject {
-        let object = makeObject(entityName: objectID.entityName, objectID: objectID)
+        let object = makeObject(objectID: objectID)
         registered[objectID] = object
         settleNewlyRegistered(object)
         return object
@@ -1189,13 +1207,25 @@ public final class ManagedObjectContext {
         adopt(object)
     }
 
-    private func makeObject(entityName: String, objectID: ObjectID) -> ManagedObject {
+    private func makeObject(objectID: ObjectID) -> ManagedObject {
+        // A fetch makes objects of one entity in a row: the layout and class of the last one
+        // serve again without looking the model up (which copies the model's value, retaining
+        // and releasing each of its parts). The coordinator's model never changes, so an entity
+        // number keeps its layout; the class is the same while the class generation is.
+        if let lastMade, lastMade.entityNumber == objectID.entityNumber,
+            coordinator.classGeneration.load(ordering: .acquiring) == classCacheGeneration
+        {
+            return lastMade.type.init(layout: lastMade.layout, objectID: objectID)
+        }
         // Object IDs of this context come from the coordinator's model, so the entity exists; a
         // foreign ID with an unknown entity gets an empty layout and stays an unfillable fault.
-        let layout =
-            coordinator.model.layout(for: objectID)
-            ?? EntityLayout(entity: EntityDescription(entityName), attributes: [], relationships: [])
-        return objectClass(for: layout).init(layout: layout, objectID: objectID)
+        guard let layout = coordinator.model.layout(for: objectID) else {
+            let layout = EntityLayout(entity: EntityDescription(objectID.entityName), attributes: [], relationships: [])
+            return objectClass(for: layout).init(layout: layout, objectID: objectID)
+        }
+        let type = objectClass(for: layout)
+        lastMade = (objectID.entityNumber, layout, type)
+        return type.init(layout: layout, objectID: objectID)
     }
 
     private func objectClass(for layout: EntityLayout) -> ManagedObject.Type {
@@ -1203,6 +1233,7 @@ public final class ManagedObjectContext {
         if generation != classCacheGeneration {
             classCache = [:]
             lastClass = nil
+            lastMade = nil
             classCacheGeneration = generation
         }
         // A fetch makes objects of one layout in a row: the last answer needs no lookup.

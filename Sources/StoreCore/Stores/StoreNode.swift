@@ -89,6 +89,21 @@ public struct StoreNode: Sendable, Hashable {
         self.dictionaryBox = nil
     }
 
+    /// A node of `layout` with `values` as its value buffer and no to-many loaded: what a
+    /// store's row reader makes for each row. The buffer is moved into the node (a buffer of the
+    /// wrong length is fitted as in ``init(objectID:layout:values:toManys:version:)``) and the
+    /// to-many slots are the layout's shared unloaded ones, so nothing is copied or fitted twice.
+    package init(objectID: ObjectID, layout: EntityLayout, movingValues values: consuming [StoreValue], version: Int64) {
+        var values = values
+        if values.count != layout.valueCount { values = Self.fitted(values, to: layout.valueCount, empty: .null) }
+        self.objectID = objectID
+        self.version = version
+        self.slotLayout = layout
+        self.slotValues = values
+        self.slotToManys = layout.unloadedToManys
+        self.dictionaryBox = nil
+    }
+
     private static func fitted<T>(_ array: [T], to count: Int, empty: T) -> [T] {
         if array.count == count { return array }
         if array.count > count { return Array(array.prefix(count)) }
