@@ -198,8 +198,7 @@ public final class InMemoryStore: IncrementalStore {
         var numbers: [String: Int] = [:]
         var byNumber: [EntityIndexes?] = []
         for entity in model.entityNames {
-            // The number an ID of the entity carries (interned once per name in the process).
-            let number = ObjectID(storeIdentifier: identifier, entityName: entity, reference: .int(0)).entityNumber
+            let number = ObjectID.entityNumber(of: entity)
             numbers[entity] = number
             if byNumber.count <= number { byNumber += Array(repeating: nil, count: number + 1 - byNumber.count) }
             byNumber[number] = indexes[entity]

@@ -117,6 +117,9 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A number unique to the entity name in this process (stores key per-entity caches by it).
     package var entityNumber: Int { scope.entity.number }
 
+    /// The ``entityNumber`` that IDs of `entityName` carry (the name is interned if it was not).
+    package static func entityNumber(of entityName: String) -> Int { NameTable.entities.intern(entityName).number }
+
     /// Equal when entity, store and reference are: a pointer comparison, an integer comparison,
     /// and the boxed reference if there is one.
     @inline(__always)
