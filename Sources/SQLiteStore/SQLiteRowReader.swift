@@ -65,33 +65,38 @@ struct SQLiteRowReader {
         _ entity: SQLRowPlan.Entity, key: Int64, from statement: SQLiteStatement, url: URL?, into buffer: UnsafeMutableBufferPointer<StoreValue>,
         toOnes: inout SQLiteToOneValues
     ) throws {
-        for attribute in entity.attributes {
+        // By index, reading the fields in place: `for attribute in entity.attributes` copies each
+        // element, retaining and releasing its name (wanted only for an error) per value.
+        let attributes = entity.attributes
+        for index in attributes.indices {
             do {
-                if let value = try SQLiteValueCoder.read(statement, at: Int32(truncatingIfNeeded: attribute.position), as: attribute.type) {
-                    buffer[attribute.slot] = value
+                if let value = try SQLiteValueCoder.read(
+                    statement, at: Int32(truncatingIfNeeded: attributes[index].position), as: attributes[index].type)
+                {
+                    buffer[attributes[index].slot] = value
                 }
             } catch {
-                throw error.error("\(entity.name).\(attribute.name) of row \(key) in \(url?.path ?? "(memory)")")
+                throw error.error("\(entity.name).\(attributes[index].name) of row \(key) in \(url?.path ?? "(memory)")")
             }
         }
-        if !entity.toOnes.isEmpty {
-            for toOne in entity.toOnes {
-                let position = Int32(truncatingIfNeeded: toOne.position)
-                guard !statement.isNull(at: position) else { continue }
-                let destinationKey = statement.int64(at: position)
-                var destination = toOne.destinationPrefix
-                if let entityPosition = toOne.entityPosition.map({ Int32(truncatingIfNeeded: $0) }), !statement.isNull(at: entityPosition) {
-                    let destinationNumber = Int(statement.int64(at: entityPosition))
-                    guard let prefix = plan.prefix(ofEntity: destinationNumber) else {
-                        throw StoreError(
-                            .persistentStoreOpen,
-                            "\(entity.name).\(toOne.name) of row \(key) names entity number \(destinationNumber), which the model does not have",
-                            fileURL: url, entityName: entity.name, propertyName: toOne.name)
-                    }
-                    destination = prefix
+        let toOneSlots = entity.toOnes
+        for index in toOneSlots.indices {
+            let position = Int32(truncatingIfNeeded: toOneSlots[index].position)
+            guard !statement.isNull(at: position) else { continue }
+            let destinationKey = statement.int64(at: position)
+            var destination = toOneSlots[index].destinationPrefix
+            if let entityPosition = toOneSlots[index].entityPosition.map({ Int32(truncatingIfNeeded: $0) }), !statement.isNull(at: entityPosition) {
+                let destinationNumber = Int(statement.int64(at: entityPosition))
+                guard let prefix = plan.prefix(ofEntity: destinationNumber) else {
+                    let name = toOneSlots[index].name
+                    throw StoreError(
+                        .persistentStoreOpen,
+                        "\(entity.name).\(name) of row \(key) names entity number \(destinationNumber), which the model does not have",
+                        fileURL: url, entityName: entity.name, propertyName: name)
                 }
-                buffer[toOne.slot] = toOnes.value(of: destination.objectID(.int(destinationKey)), key: destinationKey)
+                destination = prefix
             }
+            buffer[toOneSlots[index].slot] = toOnes.value(of: destination.objectID(.int(destinationKey)), key: destinationKey)
         }
     }
 }

@@ -209,15 +209,29 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// loaded gives its value buffer without copying the node or its to-many slots.
     final func keepCommitted(_ node: StoreNode) {
         guard let nodeValues = node.valueBuffer(in: layout) else {
-            committed = node
+            keepCommittedSnapshot(node)
             return
         }
+        keepCommitted(values: nodeValues, version: node.version)
+    }
+
+    /// ``keepCommitted(_:)`` of a node whose value buffer is in the object's layout, with no
+    /// to-many loaded: the buffer and the version are all it keeps.
+    @inline(__always)
+    final func keepCommitted(values nodeValues: [StoreValue], version nodeVersion: Int64) {
         committedValues = nodeValues
         if let extras {
             extras.committedToManys = nil
             extras.committedVersion = nil
         }
-        version = node.version
+        version = nodeVersion
+    }
+
+    /// ``keepCommitted(_:)`` of any other node, out of line: inlined, the setter's need of a
+    /// node of its own made the fetch path copy every node it kept (docs/benchmarks.md).
+    @inline(never)
+    private final func keepCommittedSnapshot(_ node: StoreNode) {
+        committed = node
     }
 
     /// Keeps a snapshot's slots as the committed values, at its version (which becomes the

@@ -1133,37 +1133,42 @@ public final class ManagedObjectContext {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(nodes.count)
         // The nodes are read through a buffer pointer, whose subscript lends a node where the
-        // array's may return a copy of it (retaining its ID, layout and buffers). (Measured in
-        // release builds, the inlined `deferFill` still copies each node once: see
-        // docs/benchmarks.md.) Safe: the pointer is used only inside the closure, while `nodes`
+        // array's may return a copy of it (retaining its ID, layout and buffers). Safe: the
+        // pointer is used only inside the closure, while `nodes`
         // (a constant parameter) keeps its storage alive and unchanged, and every index comes
         // from the buffer's own `indices`.
         nodes.withUnsafeBufferPointer { nodes in
             for index in nodes.indices {
                 let id = nodes[index].objectID
-                // A lookup, and for a new object an insertion. (`registered[id, default:]` looks
-                // up once, but its default is a closure the modify accessor allocates on the heap:
-                // two allocations and their release per object, about 770 instructions against
-                // the insertion's 150.)
-                let object: ManagedObject
-                if let existing = registered[id] {
-                    object = existing
-                    if !object.isFault {
-                        if object.holdsRow {
-                            rowsToRelease.append(id)
-                        } else {
-                            object.holdsRow = true
-                        }
-                        objects.append(object)
-                        continue
-                    }
-                } else {
-                    object = makeObject(objectID: id)
-                    registered[id] = object
+                // One hash lookup: the registration's slot is modified in place, and a new object
+                // is made into it. (`registered[id, default:]` also looks up once, but its default
+                // is a closure the modify accessor allocates on the heap: two allocations and
+                // their release per object, about 770 instructions.)
+                let (object, isNew) = registeredObject(in: &registered[id], for: id)
+                if isNew {
                     settleNewlyRegistered(object)
+                } else if !object.isFault {
+                    if object.holdsRow {
+                        rowsToRelease.append(id)
+                    } else {
+                        object.holdsRow = true
+                    }
+                    objects.append(object)
+                    continue
                 }
                 if asFaults {
-                    deferFill(object, from: nodes[index])
+                    // The fault keeps its row for its first access (the fetch counted the row
+                    // as held), the node borrowed: its value buffer and version are kept without
+                    // copying the node (a node in another form, or with to-manys, is copied, out
+                    // of line).
+                    if object.holdsRow { rowsToRelease.append(id) }
+                    if let buffer = nodes[index].valueBuffer(in: object.layout) {
+                        object.keepCommitted(values: buffer, version: nodes[index].version)
+                    } else {
+                        object.keepCommitted(nodes[index])
+                    }
+                    object.fillsFromCommitted = true
+                    object.holdsRow = true
                 } else {
                     object.fill(from: nodes[index], in: self, rowCounted: true)
                 }
@@ -1173,12 +1178,15 @@ public final class ManagedObjectContext {
         return objects
     }
 
-    /// Keeps a fetched node in a fault for its first access; the fetch counted the row as held.
-    private func deferFill(_ object: ManagedObject, from node: StoreNode) {
-        if object.holdsRow { rowsToRelease.append(node.objectID) }
-        object.keepCommitted(node)
-        object.fillsFromCommitted = true
-        object.holdsRow = true
+    /// The object registered in `slot` (a slot of ``registered``, modified in place), or a new
+    /// object for `id` put there; whether it is new. Touches no other registration (the slot is
+    /// an access to ``registered`` while this runs).
+    @inline(__always)
+    private func registeredObject(in slot: inout ManagedObject?, for id: ObjectID) -> (ManagedObject, Bool) {
+        if let existing = slot { return (existing, false) }
+        let object = makeObject(objectID: id)
+        slot = object
+        return (object, true)
     }
 
     func materialize(_ node: StoreNode) -> ManagedObject {

@@ -747,16 +747,17 @@ public final class PersistentStoreCoordinator: Sendable {
             return
         }
         state.rowCache.reserveCapacity(state.rowCache.count + nodes.count)
-        // The nodes of one result usually come from one store: decide once per store in a row.
-        var lastStore: String?
+        // The nodes of one result usually come from one store: decide once per store in a row,
+        // telling stores apart by their interned identifier (a pointer, no text per row).
+        var lastStore: ObjectIdentifier?
         var lastIsIncremental = false
         // By index: each node is copied once, into the cache (iterating would copy it first).
         for position in nodes.indices {
             let id = nodes[position].objectID
-            let store = id.storeIdentifier
-            if store != lastStore {
+            let store = id.internedScope.store.map { ObjectIdentifier($0) }
+            if position == 0 || store != lastStore {
                 lastStore = store
-                lastIsIncremental = fromIncremental || state.slot(for: store)?.store is any IncrementalStore
+                lastIsIncremental = fromIncremental || state.slot(for: id.storeIdentifier)?.store is any IncrementalStore
             }
             if lastIsIncremental {
                 // One lookup per row: the row goes in held once; a row that was cached already
