@@ -247,10 +247,10 @@ extension SQLiteStore {
     }
 
     /// The values of several objects: one query per entity reading the rows by primary key,
-    /// with no predicate built or compiled. Dense keys (``SQLiteKeySpan``) are read as one
-    /// range, `Z_PK BETWEEN` the smallest and the largest, skipping the rows not asked for;
-    /// other keys with `Z_PK IN` a JSON array of them (so any number fits SQLite's limits).
-    /// IDs of other stores and rows that do not exist are left out.
+    /// with no predicate built or compiled. Dense keys (a range at most twice as wide as the
+    /// number of keys) are read as one range, `Z_PK BETWEEN` the smallest and the largest,
+    /// skipping the rows not asked for; other keys with `Z_PK IN` a JSON array of them (so any
+    /// number fits SQLite's limits). IDs of other stores and rows that do not exist are left out.
     public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
         try newValues(forObjectsWith: objectIDs, readingSpans: true)
     }
