@@ -246,23 +246,43 @@ extension SQLiteStore {
         return query
     }
 
-    /// The values of several objects: one query per entity reading the rows by primary key
-    /// (`Z_PK IN` a JSON array of the keys, so any number fits SQLite's limits), with no
-    /// predicate built or compiled. IDs of other stores and rows that do not exist are left out.
+    /// The values of several objects: one query per entity reading the rows by primary key,
+    /// with no predicate built or compiled. Dense keys (a range at most twice as wide as the
+    /// number of keys) are read as one range, `Z_PK BETWEEN` the smallest and the largest,
+    /// skipping the rows not asked for; other keys with `Z_PK IN` a JSON array of them (so any
+    /// number fits SQLite's limits). IDs of other stores and rows that do not exist are left out.
     public func newValues(forObjectsWith objectIDs: [ObjectID]) throws -> [IncrementalStoreNode] {
+        try newValues(forObjectsWith: objectIDs, readingSpans: true)
+    }
+
+    /// ``newValues(forObjectsWith:)``, reading every entity's keys as a JSON array when
+    /// `readingSpans` is false (tests compare both reads).
+    func newValues(forObjectsWith objectIDs: [ObjectID], readingSpans: Bool) throws -> [IncrementalStoreNode] {
         let (connection, _) = try ready()
         var nodes: [IncrementalStoreNode] = []
         nodes.reserveCapacity(objectIDs.count)
         for group in SQLKeysByEntity(objectIDs, storeIdentifier: identifier).groups {
             let mapping = try self.mapping(of: group.entityName)
             let reader = rowReader(for: [mapping])
-            let statement = try connection.cached(
-                "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK IN (SELECT value FROM json_each(?1))")
-            statement.bind(text: Self.jsonKeys(group.keys), at: 1)
+            let span = readingSpans ? SQLiteKeySpan(group.keys) : nil
+            let statement: SQLiteStatement
+            if let span {
+                statement = try connection.cached(
+                    "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK BETWEEN ?1 AND ?2")
+                statement.bind(int64: span.low, at: 1)
+                statement.bind(int64: span.high, at: 2)
+            } else {
+                statement = try connection.cached(
+                    "SELECT \(reader.selectList()) FROM \(SQLSchema.sql(mapping.table)) WHERE Z_PK IN (SELECT value FROM json_each(?1))")
+                statement.bind(text: Self.jsonKeys(group.keys), at: 1)
+            }
+            lastQuery = statement.sql
             countQuery()
             while try statement.step() {
-                // A row of another entity of the same table is not one of the IDs asked for.
+                // A row of another entity of the same table is not one of the IDs asked for, nor
+                // is a row of the range whose key was not asked for.
                 guard Int(statement.int64(at: 1)) == mapping.number else { continue }
+                if let span, !span.contains(statement.int64(at: 0)) { continue }
                 nodes.append(try reader.node(from: statement, url: url))
             }
         }

@@ -83,7 +83,7 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     var objectIDPrefixStore = ""
     /// How many queries ran (prefetching and fault tests count them).
     public private(set) var queryCount = 0
-    /// The SQL of the last compiled fetch (for tests and diagnostics).
+    /// The SQL of the last compiled fetch or read of rows by key (for tests and diagnostics).
     var lastQuery: String?
     /// What the store's statements report to (logging, slow statements, query text in spans).
     var instrumentation: StoreInstrumentation?

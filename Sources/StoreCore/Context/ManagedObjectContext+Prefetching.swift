@@ -13,15 +13,18 @@ extension ManagedObjectContext {
     func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
         for keyPath in keyPaths {
             var sources = objects
-            for name in keyPath.split(separator: ".").map(String.init) {
-                sources = try prefetchStep(name, for: sources)
+            let names = keyPath.split(separator: ".").map(String.init)
+            for (position, name) in names.enumerated() {
+                // The last step's destinations are not gathered: no step starts from them.
+                sources = try prefetchStep(name, for: sources, reaching: position < names.count - 1)
                 if sources.isEmpty { break }
             }
         }
     }
 
-    /// Loads one relationship of `sources`; returns the destinations reached.
-    private func prefetchStep(_ name: String, for sources: [ManagedObject]) throws -> [ManagedObject] {
+    /// Loads one relationship of `sources`; returns the destinations reached (each once) when
+    /// `reaching`, else nothing.
+    private func prefetchStep(_ name: String, for sources: [ManagedObject], reaching: Bool) throws -> [ManagedObject] {
         let model = coordinator.model
         let saved = sources.filter { !$0.objectID.isTemporaryID }
         guard let entity = sources.first?.entity.name, let relationship = model.relationship(name, of: entity) else { return [] }
@@ -33,7 +36,7 @@ extension ManagedObjectContext {
         if !relationship.isToMany {
             let targets = sources.compactMap { $0.object(forKey: name) }
             try fill(targets.filter(\.isFault))
-            targets.forEach(collect)
+            if reaching { targets.forEach(collect) }
             return reached
         }
         if let inverse = model.inverse(of: relationship), !inverse.isToMany, !relationship.isOrdered {
@@ -53,7 +56,7 @@ extension ManagedObjectContext {
         var targets: [ManagedObject] = []
         for source in sources { targets += (try? source.loadObjects(forKey: name)) ?? [] }
         try fill(targets.filter(\.isFault))
-        targets.forEach(collect)
+        if reaching { targets.forEach(collect) }
         return reached
     }
 

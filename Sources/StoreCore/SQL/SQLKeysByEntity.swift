@@ -19,12 +19,22 @@ package struct SQLKeysByEntity {
     /// Groups the keys of those of `objectIDs` that belong to the store named `storeIdentifier`.
     package init(_ objectIDs: [ObjectID], storeIdentifier: String) {
         var groupOfEntity: [Int: Int] = [:]
+        // The scope (entity and store) of the last ID of this store and its group: IDs of one
+        // entity in a row (a prefetched to-one's destinations) take one pointer comparison each
+        // instead of comparing the store's identifier and looking the entity's group up.
+        var last: (scope: ObjectIDScope, group: Int)?
         for objectID in objectIDs {
+            if let last, objectID.internedScope === last.scope {
+                if case .int(let key)? = objectID.referenceObject { groups[last.group].keys.append(key) }
+                continue
+            }
             guard objectID.storeIdentifier == storeIdentifier, case .int(let key)? = objectID.referenceObject else { continue }
             if let index = groupOfEntity[objectID.entityNumber] {
+                last = (objectID.internedScope, index)
                 groups[index].keys.append(key)
             } else {
                 groupOfEntity[objectID.entityNumber] = groups.count
+                last = (objectID.internedScope, groups.count)
                 groups.append(Group(entityName: objectID.entityName, keys: [key]))
             }
         }
