@@ -68,9 +68,9 @@ public final class EntityLayout: Sendable {
     private let valueSlotNameBits: [NameBits]
 
     /// The number of attribute slots.
-    public var attributeCount: Int { attributeNames.count }
+    @inlinable public var attributeCount: Int { attributeNames.count }
     /// The number of value slots: attributes, then to-ones.
-    public var valueCount: Int { attributeNames.count + toOneNames.count }
+    @inlinable public var valueCount: Int { attributeNames.count + toOneNames.count }
     /// The number of to-many slots.
     public var toManyCount: Int { toManyNames.count }
 

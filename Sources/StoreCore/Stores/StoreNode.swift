@@ -25,14 +25,42 @@ public struct StoreNode: Sendable, Hashable {
     /// The row version: 1 after insert, +1 per saved change (SQLite's `Z_OPT`).
     public var version: Int64
 
+    // Which form the node has: the slots' layout, or the dictionaries (boxed, so that copying
+    // or destroying a slotted node touches no dictionary). One word: a node is 56 bytes, and
+    // the compiler builds a node of 56 bytes in place, where it built one of 64 (with the
+    // layout and the box in fields of their own) in a temporary and copied it out, retaining
+    // and releasing each reference (about 260 instructions per node; docs/benchmarks.md).
+    private var form: Form
     // Slot form (`slotLayout` is not nil).
-    private var slotLayout: EntityLayout?
     private var slotValues: [StoreValue]
     private var slotToManys: [[ObjectID]?]
-    // Dictionary form (used when `slotLayout` is nil), boxed: a slotted node holds nil here, so
-    // copying or destroying it (the store's result, the row cache, a snapshot) touches one nil
-    // reference instead of three dictionaries.
-    private var dictionaryBox: DictionaryForm?
+
+    /// The node's form: the slots of a layout, or the dictionaries (none yet, or boxed).
+    private enum Form {
+        case slots(EntityLayout)
+        case dictionaries(DictionaryForm)
+        case noDictionaries
+    }
+
+    /// The layout of a slotted node; nil in the dictionary form. Set it only to nil (the
+    /// dictionary form, with no dictionaries yet); initialisers set ``form``.
+    private var slotLayout: EntityLayout? {
+        get {
+            if case .slots(let layout) = form { return layout }
+            return nil
+        }
+        set { form = newValue.map { .slots($0) } ?? .noDictionaries }
+    }
+
+    /// The dictionaries of a node in the dictionary form; nil for a slotted node or one with
+    /// no dictionaries yet. Set only in the dictionary form.
+    private var dictionaryBox: DictionaryForm? {
+        get {
+            if case .dictionaries(let box) = form { return box }
+            return nil
+        }
+        set { form = newValue.map { .dictionaries($0) } ?? .noDictionaries }
+    }
 
 
     /// The dictionaries of the dictionary form (empty for a slotted node).
@@ -63,10 +91,9 @@ public struct StoreNode: Sendable, Hashable {
     ) {
         self.objectID = objectID
         self.version = version
-        self.slotLayout = nil
+        self.form = .dictionaries(DictionaryForm(attributes: attributes, toOne: toOne, toMany: toMany))
         self.slotValues = []
         self.slotToManys = []
-        self.dictionaryBox = DictionaryForm(attributes: attributes, toOne: toOne, toMany: toMany)
     }
 
     /// Creates a node in the slots of `layout`, every value nil and every to-many not loaded.
@@ -83,10 +110,9 @@ public struct StoreNode: Sendable, Hashable {
         let toManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil)
         self.objectID = objectID
         self.version = version
-        self.slotLayout = layout
+        self.form = .slots(layout)
         self.slotValues = values
         self.slotToManys = toManys
-        self.dictionaryBox = nil
     }
 
     /// A node of `layout` with `values` as its value buffer and no to-many loaded: what a
@@ -98,10 +124,9 @@ public struct StoreNode: Sendable, Hashable {
         if values.count != layout.valueCount { values = Self.fitted(values, to: layout.valueCount, empty: .null) }
         self.objectID = objectID
         self.version = version
-        self.slotLayout = layout
+        self.form = .slots(layout)
         self.slotValues = values
         self.slotToManys = layout.unloadedToManys
-        self.dictionaryBox = nil
     }
 
     private static func fitted<T>(_ array: [T], to count: Int, empty: T) -> [T] {
