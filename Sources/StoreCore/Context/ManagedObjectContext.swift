@@ -704,7 +704,10 @@ public final class ManagedObjectContext {
         var errors = deferredErrors
         errors += try denyErrors()
         for object in insertedObjects {
-            errors += object.validationErrors(for: .insert)
+            // Appended only when there are any (appending an empty array still makes the
+            // array unique, a copy for the first object).
+            let found = object.validationErrors(for: .insert)
+            if !found.isEmpty { errors += found }
         }
         for object in updated.values where object.isUpdated {
             errors += object.validationErrors(for: .update)
