@@ -61,6 +61,8 @@ public final class EntityLayout: Sendable {
     /// Whether each to-one's inverse is a to-many, in slot order (read only when
     /// ``knowsInverses``).
     let toOneInverseIsToMany: [Bool]
+    /// Each to-one's destination entity name, in slot order (empty unless ``isCompiled``).
+    let toOneDestinationNames: [String]
     /// Whether the model compiled this layout (it then knows every property of the entity).
     public let isCompiled: Bool
     /// Empty value slots for this layout (every value nil); one shared buffer.
@@ -153,6 +155,7 @@ public final class EntityLayout: Sendable {
         self.toOneChecks = toOnes.map { RelationshipCheck(isTransient: $0.isTransient, isOptional: $0.isOptional) }
         self.toOneInverseNames = toOneInverses.map { $0?.name }
         self.toOneInverseIsToMany = toOneInverses.map { $0?.isToMany ?? false }
+        self.toOneDestinationNames = toOnes.map(\.destinationEntityName)
         self.isCompiled = isCompiled
         var valueSlots: [String: Int] = Dictionary(minimumCapacity: attributeNames.count + toOneNames.count)
         // A name declared twice keeps its first slot (models refuse duplicates; ad-hoc layouts
