@@ -27,11 +27,18 @@ extension SQLiteStore {
             let storeNumber = ObjectID.storeNumber(of: identifier)
             // By index: each node is read in place (iterating would copy every node).
             let inserted = request.insertedObjects
+            // The largest key of the current run, entered in `largestKeys` when the run ends
+            // (one dictionary update per run instead of one per row).
+            var runLargest: Int64?
             for index in inserted.indices {
                 let objectID = inserted[index].objectID
                 // A statement that ran to completion was reset by its last step, and every
                 // parameter is bound again for each row: nothing to reset or clear.
                 if current?.entityNumber != objectID.entityNumber {
+                    if let previous = current, let largest = runLargest {
+                        largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
+                    }
+                    runLargest = nil
                     let mapping = try self.mapping(of: objectID.entityName)
                     current = SQLiteInsertTarget(
                         entityNumber: objectID.entityNumber, mapping: mapping,
@@ -41,8 +48,11 @@ extension SQLiteStore {
                 // Set just above when it was nil.
                 guard let target = current else { continue }
                 let key = try insert(inserted[index], into: target, schema: schema, storeNumber: storeNumber)
-                largestKeys[target.counter] = max(largestKeys[target.counter] ?? 0, key)
+                runLargest = max(runLargest ?? key, key)
                 versions[objectID] = 1
+            }
+            if let previous = current, let largest = runLargest {
+                largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
             }
             // To-manys after every row exists: some are written into the destinations' rows.
             for index in inserted.indices where inserted[index].hasLoadedToManys {
