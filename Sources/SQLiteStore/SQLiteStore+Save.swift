@@ -58,10 +58,12 @@ extension SQLiteStore {
             for index in inserted.indices where inserted[index].hasLoadedToManys {
                 let node = inserted[index]
                 let mapping = try self.mapping(of: node.entityName)
-                let key = try primaryKey(of: node.objectID)
+                let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
                 for (name, destinations) in node.toMany {
                     guard let storage = mapping.relationships[name] else { continue }
-                    try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection)
+                    try writeToMany(
+                        storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection,
+                        storeNumber: storeNumber)
                 }
             }
             for (number, key) in largestKeys.sorted(by: { $0.key < $1.key }) {
@@ -316,11 +318,16 @@ extension SQLiteStore {
     /// Brings the stored destinations of one to-many in line with `destinations` (and their
     /// order for ordered relationships): the statements of ``SQLToManyWrite`` (shared with the
     /// PostgreSQL store), each a cached statement.
+    /// `storeNumber`, when given, is the store identifier's interned number: destinations' keys
+    /// are then checked by it instead of by the identifier's text (others get the same error).
     private func writeToMany(
         _ storage: SQLRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
-        connection: SQLiteConnection
+        connection: SQLiteConnection, storeNumber: Int? = nil
     ) throws {
-        let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
+        let keys = try destinations.map { destination in
+            if let storeNumber, let key = destination.integerKey(inStoreNumber: storeNumber) { return key }
+            return try foreignKey(of: destination, from: node, property: name)
+        }
         try SQLToManyWrite(storage: storage, dialect: .sqlite).write(
             owner: key, destinations: keys, isNew: isNew,
             run: { sql, parameters in

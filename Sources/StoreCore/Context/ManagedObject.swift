@@ -710,11 +710,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         extras.toOneObjects[index] = object
     }
 
-    /// Appends `object` to the loaded list of the to-many `key` in place (one lookup of the
-    /// key); nil when the list is not loaded, else whether it was added.
+    /// Appends `object` to the loaded list of the to-many `key` in place (the key hashed once:
+    /// found by index, then changed at that index; `toManyValues[key]?.append` hashed and probed
+    /// it twice); nil when the list is not loaded, else whether it was added.
     final func appendToLoadedList(_ object: ManagedObject, _ key: String) -> Bool? {
-        guard let extras else { return nil }
-        return extras.toManyValues[key]?.append(object)
+        guard let extras, let index = extras.toManyValues.index(forKey: key) else { return nil }
+        return extras.toManyValues.values[index].append(object)
     }
 
     /// The object of a to-one relationship by name; nil when nil or not a to-one.
