@@ -95,7 +95,8 @@ public final class EntityLayout: Sendable {
 
     /// The layout the model compiles for an entity, from its flattened properties and, when the
     /// model resolved them, each relationship's inverse (`inverses[i]` of `relationships[i]`;
-    /// empty: none known).
+    /// empty: none known). `byModel`: the model made it for the entity, from its
+    /// `relationships(of:)` in that order (``isModelLayout``).
     convenience init(
         entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
         inverses: [RelationshipDescription?] = [], byModel: Bool = false
