@@ -19,6 +19,10 @@ final class SQLiteInsertTarget {
     let attributeSlots: [Int]
     /// The plan's to-one slots (empty without a plan).
     let toOneSlots: [Int]
+    /// The type of each of the mapping's attributes, in mapping order.
+    let attributeTypes: [AttributeType]
+    /// Whether each of the mapping's to-ones has an entity column, in mapping order.
+    let toOneHasEntityColumn: [Bool]
 
     init(entityNumber: Int, mapping: SQLEntityMapping, statement: SQLiteStatement, plan: SQLiteSlotPlan?, counter: Int) {
         self.entityNumber = entityNumber
@@ -28,5 +32,7 @@ final class SQLiteInsertTarget {
         self.counter = counter
         attributeSlots = plan?.attributeSlots ?? []
         toOneSlots = plan?.toOneSlots ?? []
+        attributeTypes = mapping.attributes.map(\.type)
+        toOneHasEntityColumn = mapping.toOnes.map { $0.entityColumn != nil }
     }
 }

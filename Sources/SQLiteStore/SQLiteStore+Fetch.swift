@@ -381,6 +381,9 @@ extension SQLiteStore {
         counterOfPosition.reserveCapacity(objectIDs.count)
         var counts: [Int: Int] = [:]  // counter entity number → IDs to mint
         var last: (number: Int, counter: Int, prefix: ObjectIDPrefix)?
+        // The IDs counted for `last` and not yet entered in `counts` (one dictionary update per
+        // run of one entity instead of one per ID).
+        var runCount = 0
         for id in objectIDs {
             let entity: (counter: Int, prefix: ObjectIDPrefix)
             if let last, last.number == id.entityNumber {
@@ -397,11 +400,16 @@ extension SQLiteStore {
                 entity = (Self.counterNumber(of: mapping, in: schema), ObjectIDPrefix(storeIdentifier: identifier, entityOf: id))
                 entities[id.entityNumber] = entity
             }
-            if last?.number != id.entityNumber { last = (id.entityNumber, entity.counter, entity.prefix) }
+            if last?.number != id.entityNumber {
+                if let last, runCount > 0 { counts[last.counter, default: 0] += runCount }
+                runCount = 0
+                last = (id.entityNumber, entity.counter, entity.prefix)
+            }
             prefixes.append(entity.prefix)
             counterOfPosition.append(entity.counter)
-            counts[entity.counter, default: 0] += 1
+            runCount += 1
         }
+        if let last, runCount > 0 { counts[last.counter, default: 0] += runCount }
         var result = objectIDs
         try connection.transaction {
             for (number, count) in counts.sorted(by: { $0.key < $1.key }) {

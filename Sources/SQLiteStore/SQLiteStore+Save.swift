@@ -23,13 +23,22 @@ extension SQLiteStore {
             // Consecutive inserts of one entity reuse its mapping, slot plan and statement (no
             // lookup per row); the entity is recognised by its interned number.
             var current: SQLiteInsertTarget?
+            // The store identifier's interned number: keys are checked by comparing it, not text.
+            let storeNumber = ObjectID.storeNumber(of: identifier)
             // By index: each node is read in place (iterating would copy every node).
             let inserted = request.insertedObjects
+            // The largest key of the current run, entered in `largestKeys` when the run ends
+            // (one dictionary update per run instead of one per row).
+            var runLargest: Int64?
             for index in inserted.indices {
                 let objectID = inserted[index].objectID
                 // A statement that ran to completion was reset by its last step, and every
                 // parameter is bound again for each row: nothing to reset or clear.
                 if current?.entityNumber != objectID.entityNumber {
+                    if let previous = current, let largest = runLargest {
+                        largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
+                    }
+                    runLargest = nil
                     let mapping = try self.mapping(of: objectID.entityName)
                     current = SQLiteInsertTarget(
                         entityNumber: objectID.entityNumber, mapping: mapping,
@@ -38,18 +47,23 @@ extension SQLiteStore {
                 }
                 // Set just above when it was nil.
                 guard let target = current else { continue }
-                let key = try insert(inserted[index], into: target, schema: schema)
-                largestKeys[target.counter] = max(largestKeys[target.counter] ?? 0, key)
+                let key = try insert(inserted[index], into: target, schema: schema, storeNumber: storeNumber)
+                runLargest = max(runLargest ?? key, key)
                 versions[objectID] = 1
+            }
+            if let previous = current, let largest = runLargest {
+                largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
             }
             // To-manys after every row exists: some are written into the destinations' rows.
             for index in inserted.indices where inserted[index].hasLoadedToManys {
                 let node = inserted[index]
                 let mapping = try self.mapping(of: node.entityName)
-                let key = try primaryKey(of: node.objectID)
+                let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
                 for (name, destinations) in node.toMany {
                     guard let storage = mapping.relationships[name] else { continue }
-                    try writeToMany(storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection)
+                    try writeToMany(
+                        storage, of: node, key: key, name: name, destinations: destinations, isNew: true, connection: connection,
+                        storeNumber: storeNumber)
                 }
             }
             for (number, key) in largestKeys.sorted(by: { $0.key < $1.key }) {
@@ -88,45 +102,85 @@ extension SQLiteStore {
     // MARK: Rows
 
     /// Inserts one row through the target's statement (``insertStatementSQL(for:)``), reset and
-    /// ready. A node in the model's own layout of the entity is bound slot by slot, any other by
-    /// name.
-    private func insert(_ node: StoreNode, into target: SQLiteInsertTarget, schema: SQLSchema) throws -> Int64 {
+    /// ready. A node in the model's own layout of the entity is bound slot by slot from its value
+    /// buffer (read in place: no column description or value is copied per column), any other
+    /// by name.
+    private func insert(_ node: StoreNode, into target: SQLiteInsertTarget, schema: SQLSchema, storeNumber: Int) throws -> Int64 {
         let mapping = target.mapping
         if mapping.isAbstract {
             throw StoreError(
                 .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
                 objectIDs: [node.objectID], entityName: mapping.name)
         }
-        let key = try primaryKey(of: node.objectID)
+        let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
         let statement = target.statement
-        let direct = target.plan.map { node.layout === $0.layout } ?? false
-        if !direct { try mapping.checkAttributeKeys(of: node, modelLayout: target.plan?.layout, model: model) }
+        guard let plan = target.plan, node.layout === plan.layout else {
+            try mapping.checkAttributeKeys(of: node, modelLayout: target.plan?.layout, model: model)
+            try bindByName(node, key: key, mapping: mapping, to: statement, schema: schema)
+            try statement.run()
+            return key
+        }
         statement.bind(int64: key, at: 1)
         statement.bind(int64: Int64(mapping.number), at: 2)
-        var index: Int32 = 3
-        for position in mapping.attributes.indices {
-            let value: StoreValue?
-            if direct {
-                let slotValue = node.value(atSlot: target.attributeSlots[position])
-                value = slotValue.isNull ? nil : slotValue
-            } else {
-                value = node.attributeValue(forKey: mapping.attributes[position].name)
+        // The node's own buffer (shared, not copied), read through a buffer pointer: the
+        // pointer is used only inside the closure, while `values` keeps the storage alive, and
+        // every slot the plan holds is a slot of this layout (the plan was made from it), so
+        // the bounds check below only guards a plan made for another layout's size.
+        let values = node.slots(in: plan.layout).values
+        try values.withUnsafeBufferPointer { values in
+            var index: Int32 = 3
+            for position in target.attributeSlots.indices {
+                let slot = target.attributeSlots[position]
+                if slot < 0 || slot >= values.count || values[slot].isNull {
+                    statement.bindNull(at: index)
+                } else if target.attributeTypes[position].holdsAsIs(values[slot]) {
+                    SQLiteValueCoder.bind(values[slot], to: statement, at: index)
+                } else {
+                    let coerced = try SQLRowValues.coerced(values[slot], for: mapping.attributes[position], of: node)
+                    SQLiteValueCoder.bind(coerced, to: statement, at: index)
+                }
+                index += 1
             }
-            try bindAttribute(mapping.attributes[position], value: value, of: node, to: statement, at: index)
-            index += 1
-        }
-        for position in mapping.toOnes.indices {
-            let destination: ObjectID?
-            if direct {
-                if case .objectID(let id) = node.value(atSlot: target.toOneSlots[position]) { destination = id } else { destination = nil }
-            } else {
-                destination = node.destination(forToOne: mapping.toOnes[position].name)
+            for position in target.toOneSlots.indices {
+                let slot = target.toOneSlots[position]
+                let hasEntityColumn = target.toOneHasEntityColumn[position]
+                if slot >= 0, slot < values.count, case .objectID(let destination) = values[slot] {
+                    // The interned store compared as a number; any other destination gets the
+                    // checked path's error (133010).
+                    let foreignKey =
+                        try destination.integerKey(inStoreNumber: storeNumber)
+                        ?? self.foreignKey(of: destination, from: node, property: mapping.toOnes[position].name)
+                    statement.bind(int64: foreignKey, at: index)
+                    if hasEntityColumn {
+                        let number = try SQLRowValues.entityNumber(of: destination, for: mapping.toOnes[position], of: node, schema: schema)
+                        statement.bind(int64: Int64(number), at: index + 1)
+                    }
+                } else {
+                    statement.bindNull(at: index)
+                    if hasEntityColumn { statement.bindNull(at: index + 1) }
+                }
+                index += hasEntityColumn ? 2 : 1
             }
-            try bindToOne(mapping.toOnes[position], destination: destination, of: node, to: statement, at: index, schema: schema)
-            index += mapping.toOnes[position].entityColumn == nil ? 1 : 2
         }
         try statement.run()
         return key
+    }
+
+    /// Binds a node that is not in the model's layout of its entity, property by property by name.
+    private func bindByName(
+        _ node: StoreNode, key: Int64, mapping: SQLEntityMapping, to statement: SQLiteStatement, schema: SQLSchema
+    ) throws {
+        statement.bind(int64: key, at: 1)
+        statement.bind(int64: Int64(mapping.number), at: 2)
+        var index: Int32 = 3
+        for attribute in mapping.attributes {
+            try bindAttribute(attribute, value: node.attributeValue(forKey: attribute.name), of: node, to: statement, at: index)
+            index += 1
+        }
+        for toOne in mapping.toOnes {
+            try bindToOne(toOne, destination: node.destination(forToOne: toOne.name), of: node, to: statement, at: index, schema: schema)
+            index += toOne.entityColumn == nil ? 1 : 2
+        }
     }
 
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <row columns>) VALUES (?, ?, 1, ?, …)` for an
@@ -264,11 +318,16 @@ extension SQLiteStore {
     /// Brings the stored destinations of one to-many in line with `destinations` (and their
     /// order for ordered relationships): the statements of ``SQLToManyWrite`` (shared with the
     /// PostgreSQL store), each a cached statement.
+    /// `storeNumber`, when given, is the store identifier's interned number: destinations' keys
+    /// are then checked by it instead of by the identifier's text (others get the same error).
     private func writeToMany(
         _ storage: SQLRelationshipStorage, of node: StoreNode, key: Int64, name: String, destinations: [ObjectID], isNew: Bool,
-        connection: SQLiteConnection
+        connection: SQLiteConnection, storeNumber: Int? = nil
     ) throws {
-        let keys = try destinations.map { try foreignKey(of: $0, from: node, property: name) }
+        let keys = try destinations.map { destination in
+            if let storeNumber, let key = destination.integerKey(inStoreNumber: storeNumber) { return key }
+            return try foreignKey(of: destination, from: node, property: name)
+        }
         try SQLToManyWrite(storage: storage, dialect: .sqlite).write(
             owner: key, destinations: keys, isNew: isNew,
             run: { sql, parameters in

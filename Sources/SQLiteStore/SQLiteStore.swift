@@ -494,6 +494,13 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     func countQuery() { queryCount &+= 1 }
 
     /// The primary key of an object ID of this store.
+    /// ``primaryKey(of:)`` with the store identifier's interned number
+    /// (``ObjectID/storeNumber(of:)``) read once by the caller: a number compared, not text.
+    func primaryKey(of objectID: ObjectID, storeNumber: Int) throws -> Int64 {
+        if let key = objectID.integerKey(inStoreNumber: storeNumber) { return key }
+        return try primaryKey(of: objectID)
+    }
+
     func primaryKey(of objectID: ObjectID) throws -> Int64 {
         guard objectID.storeIdentifier == identifier, case .int(let key)? = objectID.referenceObject else {
             throw StoreError(

@@ -38,6 +38,24 @@ import Testing
         }
     }
 
+    @Test func anObserverAddedAfterInsertsHearsOfThemAndOnlyOnce() throws {
+        let coordinator = try Self.coordinator()
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let first = try context.insert(entityName: "Note")
+        let second = try context.insert(entityName: "Note")
+        var inserted: [Set<ObjectID>] = []
+        context.addObserver { event in
+            if case .objectsDidChange(let changes) = event { inserted.append(changes.insertedObjectIDs) }
+        }
+        try context.processPendingChanges()
+        try context.processPendingChanges()  // nothing new: no second event
+        #expect(inserted == [[first.objectID, second.objectID]])
+        let third = try context.insert(entityName: "Note")
+        try context.processPendingChanges()
+        #expect(inserted.count == 2)
+        #expect(inserted.last == [third.objectID])
+    }
+
     @Test func aStoppedConsumerIsForgotten() async throws {
         let coordinator = try Self.coordinator()
         let context = ManagedObjectContext(coordinator: coordinator)

@@ -66,6 +66,20 @@ extension ManagedObject {
         // A to-one of the model's compiled layout is found with one lookup of the key.
         // The to-one's slot, found once for the description, reading and setting it.
         let compiledSlot = layout.toOneSlot(of: key)
+        // A to-one of a layout the model compiled with its inverses, in a context: what the
+        // set needs of the relationship and its inverse is read from the layout in place (no
+        // description copied per call).
+        if layout.isCompiled, layout.knowsInverses, let slot = compiledSlot, managedObjectContext != nil {
+            let index = slot - layout.attributeCount
+            if let destination { try checkDestination(destination, forToOne: index) }
+            try fireFault()
+            let old = toOneObject(atSlot: slot)
+            if old === destination { return }
+            setToOne(destination, atSlot: slot)
+            didChange(key)
+            try updateInverse(ofToOne: index, old: old, new: destination, key: key)
+            return
+        }
         let relationship: RelationshipDescription
         if layout.isCompiled, let compiledSlot, managedObjectContext != nil {
             relationship = layout.toOnes[compiledSlot - layout.attributeCount]
@@ -88,6 +102,24 @@ extension ManagedObject {
         didChange(key)
         // The inverse the model resolved into the layout (no lookup by name per call).
         try updateInverse(layout.inverse(ofToOneSlot: slot) { model?.inverse(of: relationship) }, old: old, new: destination, key: key)
+    }
+
+    /// ``updateInverse(_:old:new:key:)`` for the to-one of index `index` of a layout that knows
+    /// its inverses: the inverse's name and kind are read from the layout, its description only
+    /// when an old destination loses this object.
+    private func updateInverse(ofToOne index: Int, old: ManagedObject?, new destination: ManagedObject?, key: String) throws {
+        guard let inverseName = layout.toOneInverseNames[index] else { return }
+        if let old, let inverse = layout.toOneInverses[index] { try old.primitiveRemove(self, from: inverse) }
+        guard let destination else { return }
+        if layout.toOneInverseIsToMany[index] {
+            try destination.primitiveAdd(self, to: inverseName)
+        } else {
+            try destination.fireFault()
+            if let previous = destination.toOneObject(inverseName), previous !== self {
+                previous.setPrimitiveToOne(nil, forKey: key)
+            }
+            destination.setPrimitiveToOne(self, forKey: inverseName)
+        }
     }
 
     /// The inverse side of a to-one change: `old` loses this object, `destination` gains it.
@@ -162,7 +194,7 @@ extension ManagedObject {
     func primitiveAdd(_ destination: ManagedObject, to key: String) throws {
         // Changed in place: a copy of the list would be copied again on every append (quadratic
         // in the relationship's size). A loaded list takes one lookup.
-        if !isFault, let added = toManyValues[key]?.append(destination) {
+        if !isFault, let added = appendToLoadedList(destination, key) {
             if added { didChange(key) }
             return
         }
@@ -235,6 +267,18 @@ extension ManagedObject {
         }
         let relationship = try requireRelationship(key, toMany: true)
         return (relationship, model?.inverse(of: relationship))
+    }
+
+    /// ``checkDestination(_:for:)`` for the to-one of index `index` of a compiled layout: an
+    /// object of this context and of the destination entity itself passes without a copy of the
+    /// description; anything else takes the full check (inheritance, errors).
+    private func checkDestination(_ destination: ManagedObject, forToOne index: Int) throws {
+        if let context = managedObjectContext, destination.managedObjectContext === context,
+            destination.layout.entityName == layout.toOneDestinationNames[index]
+        {
+            return
+        }
+        try checkDestination(destination, for: layout.toOnes[index])
     }
 
     private func checkDestination(_ destination: ManagedObject, for relationship: RelationshipDescription) throws {

@@ -10,7 +10,9 @@ import Foundation
 extension ManagedObject {
     /// The model's rules for every property, then the subclass hooks; returns every failure.
     func validationErrors(for operation: ValidationOperation) -> [StoreError] {
-        guard let model else { return [] }
+        // The context itself, not a copy of its model: the model is read only for a layout it
+        // did not compile (its relationships are then looked up by name).
+        guard let context = managedObjectContext else { return [] }
         var errors: [StoreError] = []
         if operation != .delete {
             // The layout lists the entity's attributes (inherited first) with their slots, and
@@ -25,19 +27,39 @@ extension ManagedObject {
                 }
                 collect(&errors) { try validateValue(value, forKey: names[slot]) }
             }
-            let relationships = model.relationships(of: entity.name)
-            // A compiled layout of the model keeps the model's to-ones (and to-manys) in the
-            // order of `relationships`, so the n-th to-one there has the n-th to-one slot.
-            let bySlot = layout.isCompiled && layout.toOnes.count + layout.toManys.count == relationships.count
-            var toOneIndex = 0
-            for relationship in relationships {
-                let toOneSlot = bySlot && !relationship.isToMany ? layout.attributeCount + toOneIndex : nil
-                if !relationship.isToMany { toOneIndex += 1 }
-                guard !relationship.isTransient else { continue }
-                validate(relationship, toOneSlot: toOneSlot, into: &errors)
-                if !relationship.isToMany {
-                    let value = toOneSlot.map(toOneValue(atSlot:)) ?? value(forKey: relationship.name)
-                    collect(&errors) { try validateValue(value, forKey: relationship.name) }
+            if layout.isModelLayout {
+                // The model's relationships in its order, from the layout: to-ones checked by
+                // their flags and slots, to-manys by their description (counts).
+                for place in layout.relationshipPlaces {
+                    switch place {
+                    case .toOne(let index):
+                        let check = layout.toOneChecks[index]
+                        guard !check.isTransient else { continue }
+                        let value = toOneValue(atSlot: layout.attributeCount + index)
+                        if !check.isOptional && value.isNull {
+                            errors.append(missingToOne(named: layout.toOneNames[index]))
+                        }
+                        collect(&errors) { try validateValue(value, forKey: layout.toOneNames[index]) }
+                    case .toMany(let slot):
+                        guard !layout.toManys[slot].isTransient else { continue }
+                        errors += validateCounts(of: layout.toManys[slot])
+                    }
+                }
+            } else {
+                let relationships = context.coordinator.model.relationships(of: entity.name)
+                // A compiled layout of the model keeps the model's to-ones (and to-manys) in the
+                // order of `relationships`, so the n-th to-one there has the n-th to-one slot.
+                let bySlot = layout.isCompiled && layout.toOnes.count + layout.toManys.count == relationships.count
+                var toOneIndex = 0
+                for relationship in relationships {
+                    let toOneSlot = bySlot && !relationship.isToMany ? layout.attributeCount + toOneIndex : nil
+                    if !relationship.isToMany { toOneIndex += 1 }
+                    guard !relationship.isTransient else { continue }
+                    validate(relationship, toOneSlot: toOneSlot, into: &errors)
+                    if !relationship.isToMany {
+                        let value = toOneSlot.map(toOneValue(atSlot:)) ?? value(forKey: relationship.name)
+                        collect(&errors) { try validateValue(value, forKey: relationship.name) }
+                    }
                 }
             }
         }
@@ -50,10 +72,21 @@ extension ManagedObject {
     }
 
     /// A to-one's value as ``value(forKey:)`` reads it: the set object's ID, else the stored ID.
+    /// When the slot already holds the set object's ID, the slot's value is returned as it is
+    /// (an `.objectID` is boxed: making another would allocate).
     private func toOneValue(atSlot slot: Int) -> StoreValue {
         let index = slot - layout.attributeCount
-        if index < toOneObjects.count, let object = toOneObjects[index] { return .objectID(object.objectID) }
+        if index < toOneObjects.count, let object = toOneObjects[index] {
+            let stored = slotValue(slot)
+            if case .objectID(let id) = stored, id == object.objectID { return stored }
+            return .objectID(object.objectID)
+        }
         return slotValue(slot)
+    }
+
+    /// The error of a required to-one without a destination.
+    private func missingToOne(named name: String) -> StoreError {
+        failure(.validationMissingMandatoryProperty, name, "\(entity.name).\(name) is a required value (object \(objectID))")
     }
 
     enum ValidationOperation { case insert, update, delete }

@@ -572,21 +572,26 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// and the to-manys that are loaded (all of them for an inserted object). The value buffer
     /// is the object's own, shared, unless a to-one's ID changed or a transient value is set.
     final func snapshot() -> StoreNode {
+        // IDs are compared before an `.objectID` is made: the case is boxed, so making one
+        // allocates.
+        let toOnes = toOneObjects
         if values.count == layout.valueCount {
             // A to-one whose destination got its permanent ID since it was set is brought up to
             // date in the object's own buffer (changed in place, not copied), so the snapshot
             // can share it.
-            for (index, object) in toOneObjects.enumerated() {
+            for (index, object) in toOnes.enumerated() {
                 guard let object else { continue }
-                let id = StoreValue.objectID(object.objectID)
-                if values[layout.attributeCount + index] != id { values[layout.attributeCount + index] = id }
+                let slot = layout.attributeCount + index
+                if case .objectID(let id) = values[slot], id == object.objectID { continue }
+                values[slot] = .objectID(object.objectID)
             }
         }
         var snapshotValues = values.count == layout.valueCount ? values : layout.emptyValues
-        for (index, object) in toOneObjects.enumerated() {
+        for (index, object) in toOnes.enumerated() {
             guard let object else { continue }
-            let id = StoreValue.objectID(object.objectID)
-            if snapshotValues[layout.attributeCount + index] != id { snapshotValues[layout.attributeCount + index] = id }
+            let slot = layout.attributeCount + index
+            if case .objectID(let id) = snapshotValues[slot], id == object.objectID { continue }
+            snapshotValues[slot] = .objectID(object.objectID)
         }
         for slot in layout.transientValueSlots where !snapshotValues[slot].isNull { snapshotValues[slot] = .null }
         var toManys: [[ObjectID]?] = []
@@ -715,10 +720,23 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         return object
     }
 
-    /// Keeps a to-one's object at its to-one index, sizing the (lazily made) array first.
+    /// Keeps a to-one's object at its to-one index, sizing the (lazily made) array first: in the
+    /// extras themselves, made once (through ``toOneObjects`` the array was read, replaced and
+    /// modified, each through the extras).
     private final func setToOneObject(_ object: ManagedObject?, at index: Int) {
-        if toOneObjects.count != layout.toOneNames.count { toOneObjects = Array(repeating: nil, count: layout.toOneNames.count) }
-        toOneObjects[index] = object
+        let extras = madeExtras()
+        if extras.toOneObjects.count != layout.toOneNames.count {
+            extras.toOneObjects = Array(repeating: nil, count: layout.toOneNames.count)
+        }
+        extras.toOneObjects[index] = object
+    }
+
+    /// Appends `object` to the loaded list of the to-many `key` in place (the key hashed once:
+    /// found by index, then changed at that index; `toManyValues[key]?.append` hashed and probed
+    /// it twice); nil when the list is not loaded, else whether it was added.
+    final func appendToLoadedList(_ object: ManagedObject, _ key: String) -> Bool? {
+        guard let extras, let index = extras.toManyValues.index(forKey: key) else { return nil }
+        return extras.toManyValues.values[index].append(object)
     }
 
     /// The object of a to-one relationship by name; nil when nil or not a to-one.
@@ -767,12 +785,22 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 /// The state of a ``ManagedObject`` that only some objects need, kept out of line so that a
 /// fault and a freshly read object stay small (see ``ManagedObject``'s `extras`).
 final class ManagedObjectExtras {
+    // The three properties changed per set (to-one objects, to-many lists, changed keys) are
+    // `@exclusivity(unchecked)` in release builds, for the reasons given at ManagedObject's
+    // stored properties (the extras belong to one object and share its isolation; no access is
+    // held across a call that reaches them again). Debug builds keep the checks.
+    #if DEBUG
     /// See ``ManagedObject/toOneObjects``.
     var toOneObjects: [ManagedObject?] = []
     /// See ``ManagedObject/toManyValues``.
     var toManyValues: [String: ObjectList] = [:]
     /// See ``ManagedObject/changedKeys``.
     var changedKeys: Set<String> = []
+    #else
+    @exclusivity(unchecked) var toOneObjects: [ManagedObject?] = []
+    @exclusivity(unchecked) var toManyValues: [String: ObjectList] = [:]
+    @exclusivity(unchecked) var changedKeys: Set<String> = []
+    #endif
     /// See ``ManagedObject/faultBatch``.
     var faultBatch: FaultBatch?
     /// Fetched property values computed so far (``ManagedObject/fetchedObjects(forKey:)``).

@@ -1,7 +1,7 @@
 /// The objects of a loaded to-many relationship: kept in order, with O(1) membership tests.
 struct ObjectList {
     private(set) var objects: [ManagedObject] = []
-    private var members: Set<ObjectIdentifier> = []
+    private var members: Set<Member> = []
 
     init(_ objects: [ManagedObject] = []) {
         for object in objects { append(object) }
@@ -9,12 +9,12 @@ struct ObjectList {
 
     var count: Int { objects.count }
 
-    func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+    func contains(_ object: ManagedObject) -> Bool { members.contains(Member(object)) }
 
     /// Appends unless present; returns whether it was added.
     @discardableResult
     mutating func append(_ object: ManagedObject) -> Bool {
-        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        guard members.insert(Member(object)).inserted else { return false }
         objects.append(object)
         return true
     }
@@ -22,8 +22,29 @@ struct ObjectList {
     /// Removes if present; returns whether it was removed.
     @discardableResult
     mutating func remove(_ object: ManagedObject) -> Bool {
-        guard members.remove(ObjectIdentifier(object)) != nil else { return false }
+        guard members.remove(Member(object)) != nil else { return false }
         if let index = objects.lastIndex(where: { $0 === object }) { objects.remove(at: index) }
         return true
+    }
+
+    /// An object's identity as a set member, hashed by a 64-bit finalizer of its address mixed
+    /// with the table's seed (MurmurHash3's, as ``ObjectID`` hashes) instead of a SipHash round:
+    /// a list gains a member for every object set on the to-one side of its relationship.
+    private struct Member: Hashable {
+        let identifier: ObjectIdentifier
+
+        init(_ object: ManagedObject) { identifier = ObjectIdentifier(object) }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
+
+        func _rawHashValue(seed: Int) -> Int {
+            var x = UInt64(UInt(bitPattern: identifier)) ^ UInt64(UInt(bitPattern: seed))
+            x ^= x >> 33
+            x &*= 0xff51_afd7_ed55_8ccd
+            x ^= x >> 33
+            x &*= 0xc4ce_b9fe_1a85_ec53
+            x ^= x >> 33
+            return Int(truncatingIfNeeded: x)
+        }
     }
 }

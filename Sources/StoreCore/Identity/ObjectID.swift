@@ -120,6 +120,20 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The ``entityNumber`` that IDs of `entityName` carry (the name is interned if it was not).
     package static func entityNumber(of entityName: String) -> Int { NameTable.entities.intern(entityName).number }
 
+    /// A number unique to the store identifier in this process (the identifier is interned if it
+    /// was not): what ``integerKey(inStoreNumber:)`` compares.
+    package static func storeNumber(of storeIdentifier: String) -> Int { NameTable.stores.intern(storeIdentifier).number }
+
+    /// The integer reference of a permanent ID of the store whose identifier has the number
+    /// `storeNumber` (``storeNumber(of:)``); nil for a temporary ID, an ID of another store, or
+    /// a reference that is not an integer. The same answer as comparing ``storeIdentifier`` and
+    /// reading an `.int` ``referenceObject``, without reading text.
+    @inline(__always)
+    package func integerKey(inStoreNumber storeNumber: Int) -> Int64? {
+        guard box == nil, let store = scope.store, store.number == storeNumber else { return nil }
+        return key
+    }
+
     /// Equal when entity, store and reference are: a pointer comparison, an integer comparison,
     /// and the boxed reference if there is one.
     @inline(__always)

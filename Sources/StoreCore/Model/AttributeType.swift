@@ -39,6 +39,20 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// Whether ``coerce(_:)`` returns `value` itself (a non-nil value of this type, in range):
+    /// a store binding a value can skip the coercion then.
+    package func holdsAsIs(_ value: StoreValue) -> Bool {
+        switch (self, value) {
+        case (.integer16, .int(let v)): return Int16(exactly: v) != nil
+        case (.integer32, .int(let v)): return Int32(exactly: v) != nil
+        case (.integer64, .int), (.double, .double), (.decimal, .decimal), (.boolean, .bool), (.string, .string),
+            (.date, .date), (.binaryData, .data), (.transformable, .data), (.uuid, .uuid), (.uri, .uri),
+            (.objectID, .objectID):
+            return true
+        default: return false
+        }
+    }
+
     /// The value normalised for this type, or nil when it does not fit.
     ///
     /// Rules (never lossy, never a silent conversion between unrelated types): `.null` fits every

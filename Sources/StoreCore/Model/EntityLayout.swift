@@ -44,6 +44,25 @@ public final class EntityLayout: Sendable {
     /// ``toManyInverses`` (a layout made from an entity alone does not know them: its objects
     /// ask the model).
     let knowsInverses: Bool
+    /// Whether the model compiled this layout for its entity (``ObjectModel``): its relationships
+    /// are then the model's `relationships(of:)`, in that order (``relationshipPlaces``).
+    let isModelLayout: Bool
+    /// Where each of the entity's relationships is, in the model's order (to-ones and to-manys
+    /// interleaved as declared): what validation walks to report errors in that order without
+    /// asking the model (empty unless ``isCompiled``).
+    let relationshipPlaces: [RelationshipPlace]
+    /// What validation checks per to-one, in slot order, as plain flags (empty unless
+    /// ``isCompiled``).
+    let toOneChecks: [RelationshipCheck]
+    /// The name of each to-one's inverse, in slot order (nil without one; read only when
+    /// ``knowsInverses``): setting a to-one updates the inverse by it without copying the
+    /// inverse's description.
+    let toOneInverseNames: [String?]
+    /// Whether each to-one's inverse is a to-many, in slot order (read only when
+    /// ``knowsInverses``).
+    let toOneInverseIsToMany: [Bool]
+    /// Each to-one's destination entity name, in slot order (empty unless ``isCompiled``).
+    let toOneDestinationNames: [String]
     /// Whether the model compiled this layout (it then knows every property of the entity).
     public let isCompiled: Bool
     /// Empty value slots for this layout (every value nil); one shared buffer.
@@ -76,21 +95,25 @@ public final class EntityLayout: Sendable {
 
     /// The layout the model compiles for an entity, from its flattened properties and, when the
     /// model resolved them, each relationship's inverse (`inverses[i]` of `relationships[i]`;
-    /// empty: none known).
+    /// empty: none known). `byModel`: the model made it for the entity, from its
+    /// `relationships(of:)` in that order (``isModelLayout``).
     convenience init(
         entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
-        inverses: [RelationshipDescription?] = []
+        inverses: [RelationshipDescription?] = [], byModel: Bool = false
     ) {
         var toOnes: [RelationshipDescription] = []
         var toManys: [RelationshipDescription] = []
         var toOneInverses: [RelationshipDescription?] = []
         var toManyInverses: [RelationshipDescription?] = []
+        var places: [RelationshipPlace] = []
         for (index, relationship) in relationships.enumerated() {
             let inverse = index < inverses.count ? inverses[index] : nil
             if relationship.isToMany {
+                places.append(.toMany(toManys.count))
                 toManys.append(relationship)
                 toManyInverses.append(inverse)
             } else {
+                places.append(.toOne(toOnes.count))
                 toOnes.append(relationship)
                 toOneInverses.append(inverse)
             }
@@ -99,7 +122,7 @@ public final class EntityLayout: Sendable {
             entity: entity, attributeNames: attributes.map(\.name), toOneNames: toOnes.map(\.name),
             toManyNames: toManys.map(\.name), attributes: attributes, toOnes: toOnes, toManys: toManys,
             toOneInverses: toOneInverses, toManyInverses: toManyInverses, knowsInverses: inverses.count == relationships.count,
-            isCompiled: true)
+            isModelLayout: byModel && inverses.count == relationships.count, relationshipPlaces: places, isCompiled: true)
     }
 
     /// A layout of names only, for nodes built from dictionaries (``isCompiled`` is false).
@@ -107,14 +130,14 @@ public final class EntityLayout: Sendable {
         self.init(
             entity: EntityDescription(entityName), attributeNames: attributeNames, toOneNames: toOneNames,
             toManyNames: toManyNames, attributes: [], toOnes: [], toManys: [], toOneInverses: [], toManyInverses: [],
-            knowsInverses: false, isCompiled: false)
+            knowsInverses: false, isModelLayout: false, relationshipPlaces: [], isCompiled: false)
     }
 
     private init(
         entity: EntityDescription, attributeNames: [String], toOneNames: [String], toManyNames: [String],
         attributes: [AttributeDescription], toOnes: [RelationshipDescription], toManys: [RelationshipDescription],
         toOneInverses: [RelationshipDescription?], toManyInverses: [RelationshipDescription?], knowsInverses: Bool,
-        isCompiled: Bool
+        isModelLayout: Bool, relationshipPlaces: [RelationshipPlace], isCompiled: Bool
     ) {
         self.entityName = entity.name
         self.entity = entity
@@ -128,6 +151,12 @@ public final class EntityLayout: Sendable {
         self.toOneInverses = toOneInverses
         self.toManyInverses = toManyInverses
         self.knowsInverses = knowsInverses
+        self.isModelLayout = isModelLayout
+        self.relationshipPlaces = relationshipPlaces
+        self.toOneChecks = toOnes.map { RelationshipCheck(isTransient: $0.isTransient, isOptional: $0.isOptional) }
+        self.toOneInverseNames = toOneInverses.map { $0?.name }
+        self.toOneInverseIsToMany = toOneInverses.map { $0?.isToMany ?? false }
+        self.toOneDestinationNames = toOnes.map(\.destinationEntityName)
         self.isCompiled = isCompiled
         var valueSlots: [String: Int] = Dictionary(minimumCapacity: attributeNames.count + toOneNames.count)
         // A name declared twice keeps its first slot (models refuse duplicates; ad-hoc layouts
@@ -180,6 +209,21 @@ public final class EntityLayout: Sendable {
         let isOptional: Bool
         /// A non-nil value can fail a range, length or pattern rule.
         let hasValueRules: Bool
+    }
+
+    /// Where a relationship of the entity is: its to-one index (value slot minus the attribute
+    /// count) or its to-many slot.
+    enum RelationshipPlace: Sendable {
+        case toOne(Int)
+        case toMany(Int)
+    }
+
+    /// The flags of one to-one that validation reads.
+    struct RelationshipCheck: Sendable {
+        /// Never stored, never validated.
+        let isTransient: Bool
+        /// nil is valid.
+        let isOptional: Bool
     }
 
     /// The inverse of the to-one at value slot `slot` as the model resolved it, `unknown` when

@@ -422,7 +422,8 @@ private final class ModelIndex: Sendable {
                 relationshipsByName: relationshipsByName,
                 subentities: children[entity.name] ?? [], selfAndDescendants: descendants(entity.name),
                 selfAndAncestors: chain, root: chain.last ?? entity.name,
-                layout: EntityLayout(entity: entity, attributes: attributes, relationships: relationships, inverses: inverses))
+                layout: EntityLayout(
+                    entity: entity, attributes: attributes, relationships: relationships, inverses: inverses, byModel: true))
         }
 
         // Relationships: destinations and inverses.
