@@ -23,24 +23,13 @@ if [[ -z "$earlier" ]]; then
     earlier="$(ls -d Benchmarks/.build/results-* 2>/dev/null | grep -v -x -F "$out" | sort | tail -n 1 || true)"
 fi
 mkdir -p "$out"
-# This package's own modules are built anew when the sources changed since the release folder
-# was last built here: an incremental release build once kept an older object size of a class
-# (`ManagedObjectContext`, after StoreCore changed its stored properties) inlined in a benchmark
-# module, and the benchmark wrote past the object (docs/benchmarks.md). The fingerprint is the
-# commit and any uncommitted change to the sources; dependencies are kept.
-release="Benchmarks/.build/release"
-fingerprint="$( (git rev-parse HEAD 2>/dev/null || true; git diff HEAD -- Package.swift Sources Conformance ModelConformance Examples Benchmarks/Package.swift Benchmarks/Sources 2>/dev/null || true) | sha256sum | cut -c1-32)"
-if [[ -d "$release" && "$(cat "$release/.bench-sources" 2>/dev/null || true)" != "$fingerprint" ]]; then
-    targets="$(cat Package.swift Benchmarks/Package.swift | tr '\n' ' ' \
-        | grep -oE '\.(target|executableTarget|macro|testTarget|systemLibrary)\( *name: "[^"]*"' | cut -d'"' -f2 | sort -u)"
-    for name in $targets; do
-        rm -rf "$release/${name//-/_}.build" "$release/${name}-tool.build"
-    done
-fi
+# This repository's own modules are built anew when the sources changed since the release
+# folder was last built (scripts/clean-stale-modules.sh says why).
+bash scripts/clean-stale-modules.sh Benchmarks release
 # Every product of the package (one `swift build` builds only the last of several --product
 # flags, so the whole package is built).
 swift build -c release --package-path Benchmarks
-echo "$fingerprint" > "$release/.bench-sources"
+bash scripts/clean-stale-modules.sh --stamp Benchmarks release
 bin="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 positional="${sizes//,/ }"
 

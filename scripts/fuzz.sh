@@ -57,7 +57,9 @@ harness_env() {
 
 [[ $# -ge 1 ]] || usage
 if [[ "$1" == "--regressions" ]]; then
+    bash ../scripts/clean-stale-modules.sh Fuzz debug
     swift build "${debug_flags[@]}"
+    bash ../scripts/clean-stale-modules.sh --stamp Fuzz debug
     bin="$(swift build "${debug_flags[@]}" --show-bin-path)"
     for harness in "${harnesses[@]}"; do
         mkdir -p "Regressions/$harness"
@@ -92,7 +94,9 @@ harness="$1"
 seconds="$2"
 shift 2
 [[ " ${harnesses[*]} " == *" $harness "* ]] || usage
+bash ../scripts/clean-stale-modules.sh Fuzz release
 swift build "${fuzz_flags[@]}" --product "$harness"
+bash ../scripts/clean-stale-modules.sh --stamp Fuzz release
 bin="$(swift build "${fuzz_flags[@]}" --show-bin-path)"
 mkdir -p ".build/corpus/$harness" ".build/findings/$harness" "Regressions/$harness"
 exec env $(harness_env "$harness") "$bin/$harness" "${common[@]}" $(harness_flags "$harness") $(fuzz_run_flags "$harness") \
