@@ -38,13 +38,7 @@ struct ObjectList {
         func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
 
         func _rawHashValue(seed: Int) -> Int {
-            var x = UInt64(UInt(bitPattern: identifier)) ^ UInt64(UInt(bitPattern: seed))
-            x ^= x >> 33
-            x &*= 0xff51_afd7_ed55_8ccd
-            x ^= x >> 33
-            x &*= 0xc4ce_b9fe_1a85_ec53
-            x ^= x >> 33
-            return Int(truncatingIfNeeded: x)
+            ObjectID.finalizedHash(UInt64(UInt(bitPattern: identifier)) ^ UInt64(UInt(bitPattern: seed)))
         }
     }
 }

@@ -172,7 +172,14 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
             return hasher.finalize()
         }
         let scopeBits = UInt64(UInt(bitPattern: ObjectIdentifier(scope)))
-        var x = UInt64(bitPattern: key) ^ UInt64(UInt(bitPattern: seed)) ^ (scopeBits << 32 | scopeBits >> 32)
+        return Self.finalizedHash(UInt64(bitPattern: key) ^ UInt64(UInt(bitPattern: seed)) ^ (scopeBits << 32 | scopeBits >> 32))
+    }
+
+    /// MurmurHash3's 64-bit finalizer: the hash-table hash of a word already mixed with the
+    /// table's seed (what IDs and other identities of the object layer hash with).
+    @inline(__always)
+    static func finalizedHash(_ word: UInt64) -> Int {
+        var x = word
         x ^= x >> 33
         x &*= 0xff51_afd7_ed55_8ccd
         x ^= x >> 33
