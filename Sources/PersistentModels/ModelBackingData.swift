@@ -31,12 +31,20 @@ public final class ModelBackingData {
     private(set) lazy var unattachedObjectID = ObjectID.temporary(entityName: schema.entityName)
 
     /// A property's value before insertion.
+    ///
+    /// An attribute of a plain type is kept in its stored form, converted when it is set (as
+    /// the managed object would hold it; it reads back through the same conversion), so the
+    /// insertion copies it into the object's slot without opening an existential. The rarer
+    /// enum and `Codable` values are boxed (`indirect`): a `LocalValue` is then the size of a
+    /// `StoreValue` plus its tag, and making and copying the array of them is cheap (with the
+    /// whole `Result` and an `Any` inline it was over 100 bytes, and a new object's six
+    /// `.unset` entries alone cost about 1,200 instructions).
     @usableFromInline enum LocalValue {
         case unset
-        case value(any StoreValueConvertible)
+        case stored(StoreValue)
         /// An enum or `Codable` value: the Swift value (read back as it was set) and what it is
         /// stored as (or why it cannot be stored, thrown by the save after insertion).
-        case encoded(Any, Result<StoreValue, StoreError>)
+        indirect case encoded(Any, Result<StoreValue, StoreError>)
         case toOne((any PersistentModel)?)
         case toMany([any PersistentModel])
     }
@@ -73,7 +81,13 @@ public final class ModelBackingData {
     }
 
     func setLocal(_ value: LocalValue, at index: Int) {
-        if local.isEmpty { local = Array(repeating: .unset, count: schema.propertyNames.count) }
+        if local.isEmpty {
+            // Reserved and appended: `Array(repeating:count:)` cost about 850 instructions for a
+            // six-property class (its element copies are not specialised).
+            let count = schema.propertyNames.count
+            local.reserveCapacity(count)
+            for _ in 0..<count { local.append(.unset) }
+        }
         guard index >= 0, index < local.count else { return }
         local[index] = value
     }
@@ -94,14 +108,14 @@ public final class ModelBackingData {
             let slot = slots[index]
             return slot < 0 ? nil : Value(storeValue: object.attributeValue(atSlot: slot))
         }
-        guard index < local.count, case .value(let value) = local[index] else { return nil }
-        return value as? Value
+        guard index < local.count, case .stored(let value) = local[index] else { return nil }
+        return Value(storeValue: value)
     }
 
     /// Sets an attribute (`nil` of an optional clears it).
     public func setAttributeValue<Value: StoreValueConvertible>(_ value: Value, at index: Int) {
         guard let object = managedObject else {
-            setLocal(.value(value), at: index)
+            setLocal(.stored(value.storeValue), at: index)
             return
         }
         let slot = slots[index]
@@ -246,10 +260,10 @@ public final class ModelBackingData {
                 switch values[index] {
                 case .unset:
                     break
-                case .value(let value):
+                case .stored(let value):
                     let slot = backing.slots[index]
                     guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }
-                    try object.setValue(value.storeValue, atAttributeSlot: slot)
+                    try object.setValue(value, atAttributeSlot: slot)
                 case .encoded(_, let encoded):
                     let slot = backing.slots[index]
                     guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }

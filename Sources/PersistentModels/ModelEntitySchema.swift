@@ -16,6 +16,24 @@ public final class ModelEntitySchema: Sendable {
     /// Slot tables already resolved, by layout (the layout is kept so its identifier is not
     /// reused by another one).
     private let slotTables = Mutex<[ObjectIdentifier: (layout: EntityLayout, slots: [Int])]>([:])
+    /// The first slot table resolved (a retained ``SlotTable``, released by `deinit`), read
+    /// without the lock: a class is usually used with one model, so every insertion asks for
+    /// the same layout's table (the lock and the dictionary lookup were about 330 instructions
+    /// per inserted object; `AtomicLazyReference.load()`, which is not inlined, about 570).
+    /// Set once, from 0, and never replaced, so a table read from it lives as long as the
+    /// schema does. (The pointer's bits: a pointer is not `Sendable`, an integer is.)
+    private let firstSlotTable = Atomic<UInt>(0)
+
+    /// A layout and the schema's slots in it (``firstSlotTable``).
+    private final class SlotTable: Sendable {
+        let layout: EntityLayout
+        let slots: [Int]
+
+        init(layout: EntityLayout, slots: [Int]) {
+            self.layout = layout
+            self.slots = slots
+        }
+    }
 
     /// The uniqueness constraints of `#Unique<T>(...)`, each a list of property names
     /// (besides those of `@Attribute(.unique)`).
@@ -35,6 +53,12 @@ public final class ModelEntitySchema: Sendable {
         self.fetchIndexes = fetchIndexes
     }
 
+    deinit {
+        if let first = UnsafeRawPointer(bitPattern: firstSlotTable.load(ordering: .acquiring)) {
+            Unmanaged<SlotTable>.fromOpaque(first).release()
+        }
+    }
+
     /// The name of the fetch index `#Index` declares over `properties`: `Index_` and the names
     /// joined by `_` (`Index_name_start`).
     public static func fetchIndexName(of properties: [String]) -> String {
@@ -50,6 +74,11 @@ public final class ModelEntitySchema: Sendable {
     /// For each property, by index, its slot in `layout`: an attribute's or a to-one's value
     /// slot, a to-many's to-many slot; -1 when the layout lacks the property.
     public func slots(in layout: EntityLayout) -> [Int] {
+        if let first = UnsafeRawPointer(bitPattern: firstSlotTable.load(ordering: .acquiring)) {
+            // Safe: the pointer is a table retained when it was stored, released only by deinit.
+            let table = Unmanaged<SlotTable>.fromOpaque(first).takeUnretainedValue()
+            if table.layout === layout { return table.slots }
+        }
         let key = ObjectIdentifier(layout)
         if let known = slotTables.withLock({ $0[key]?.slots }) { return known }
         let slots = properties.map { property -> Int in
@@ -60,6 +89,10 @@ public final class ModelEntitySchema: Sendable {
             }
         }
         slotTables.withLock { $0[key] = (layout, slots) }
+        let table = Unmanaged.passRetained(SlotTable(layout: layout, slots: slots)).toOpaque()
+        if !firstSlotTable.compareExchange(expected: 0, desired: UInt(bitPattern: table), ordering: .acquiringAndReleasing).exchanged {
+            Unmanaged<SlotTable>.fromOpaque(table).release()
+        }
         return slots
     }
 }
