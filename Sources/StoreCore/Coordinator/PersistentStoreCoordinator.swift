@@ -74,7 +74,7 @@ public final class PersistentStoreCoordinator: Sendable {
         /// contexts hold its object (Core Data's snapshot reference counting). A row lives while
         /// some context holds its object, so a process that fetches many objects once does not
         /// keep them after its contexts let them go.
-        var rowCache: [ObjectID: CachedRow] = [:]
+        var rowCache = RowCache()
         var statistics = CoordinatorStatistics()
         /// Incremental stores whose metadata was set and not yet saved.
         var metadataPending: Set<String> = []
@@ -349,7 +349,7 @@ public final class PersistentStoreCoordinator: Sendable {
             state.compiledFetches.removeAll()
             state.storeGeneration &+= 1
             state.writeGeneration &+= 1
-            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
+            state.rowCache.removeAll { $0.node.objectID.storeIdentifier == handle.identifier }
         }
     }
 
@@ -762,8 +762,7 @@ public final class PersistentStoreCoordinator: Sendable {
             if lastIsIncremental {
                 // One lookup per row: the row goes in held once; a row that was cached already
                 // (rare: another context holds it) gets its earlier holders back with a second.
-                // (Modifying through `rowCache[id, default:]` copies the node twice more.)
-                if let earlier = state.rowCache.updateValue(CachedRow(node: nodes[position], holders: 1), forKey: id) {
+                if let earlier = state.rowCache.updateValue(CachedRow(node: nodes[position], holders: 1)) {
                     state.rowCache[id]?.holders += earlier.holders
                 }
             }
@@ -774,8 +773,8 @@ public final class PersistentStoreCoordinator: Sendable {
     private static func rememberAfterWrites(_ nodes: [StoreNode], in state: inout State) {
         for node in nodes {
             guard let index = state.rowCache.index(forKey: node.objectID) else { continue }
-            if node.version >= state.rowCache.values[index].node.version { state.rowCache.values[index].node = node }
-            state.rowCache.values[index].holders += 1
+            if node.version >= state.rowCache[index].node.version { state.rowCache[index].node = node }
+            state.rowCache[index].holders += 1
         }
     }
 
@@ -800,7 +799,11 @@ public final class PersistentStoreCoordinator: Sendable {
             state.statistics.nodeLoads += 1
             do {
                 let node = try incremental.newValues(forObjectWith: objectID)
-                state.rowCache[objectID, default: CachedRow(node: node, holders: 0)].node = node
+                if let index = state.rowCache.index(forKey: objectID) {
+                    state.rowCache[index].node = node
+                } else {
+                    state.rowCache.updateValue(CachedRow(node: node, holders: 0))
+                }
                 return node
             } catch {
                 state.rowCache[objectID] = nil
@@ -875,10 +878,10 @@ public final class PersistentStoreCoordinator: Sendable {
             for id in released {
                 // One lookup per ID.
                 guard let index = state.rowCache.index(forKey: id) else { continue }
-                if state.rowCache.values[index].holders <= 1 {
+                if state.rowCache[index].holders <= 1 {
                     state.rowCache.remove(at: index)
                 } else {
-                    state.rowCache.values[index].holders -= 1
+                    state.rowCache[index].holders -= 1
                 }
             }
         }
@@ -969,12 +972,12 @@ public final class PersistentStoreCoordinator: Sendable {
                             cached.version = saved[node.objectID] ?? node.version
                             // One lookup: replace the row in place, or add it.
                             if let index = state.rowCache.index(forKey: node.objectID) {
-                                cached.keepLoadedToManys(of: state.rowCache.values[index].node)
-                                state.rowCache.values[index].node = cached
+                                cached.keepLoadedToManys(of: state.rowCache[index].node)
+                                state.rowCache[index].node = cached
                                 // A new row's only holder is the object that inserted it.
-                                if inserted && insertedRowsHeld { state.rowCache.values[index].holders = 1 }
+                                if inserted && insertedRowsHeld { state.rowCache[index].holders = 1 }
                             } else {
-                                state.rowCache[node.objectID] = CachedRow(node: cached, holders: inserted && insertedRowsHeld ? 1 : 0)
+                                state.rowCache.updateValue(CachedRow(node: cached, holders: inserted && insertedRowsHeld ? 1 : 0))
                             }
                         }
                     }
@@ -1179,6 +1182,6 @@ public final class PersistentStoreCoordinator: Sendable {
             stale.formUnion(model.entityAndDescendants(root))
         }
         guard !stale.isEmpty else { return }
-        state.rowCache = state.rowCache.filter { id, _ in id.storeIdentifier != store || !stale.contains(id.entityName) }
+        state.rowCache.removeAll { $0.node.objectID.storeIdentifier == store && stale.contains($0.node.objectID.entityName) }
     }
 }

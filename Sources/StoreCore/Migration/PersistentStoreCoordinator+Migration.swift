@@ -201,7 +201,7 @@ extension PersistentStoreCoordinator {
                 }
                 let newHandle = try attach(added, type: type, instrumentation: instrumentation, state: &state)
                 removed.store.willRemove(from: self)
-                state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != handle.identifier }
+                state.rowCache.removeAll { $0.node.objectID.storeIdentifier == handle.identifier }
                 return newHandle
             } catch {
                 state.slots.insert(removed, at: index)
