@@ -91,6 +91,23 @@ import Testing
         #expect(cache.isEmpty && cache[ids[1]] == nil)
     }
 
+    @Test func aCopySharesNothingItChanges() {
+        var original = RowCache()
+        for key in Int64(1)...100 { original.updateValue(Self.row(Self.id(key))) }
+        var copy = original
+        copy[Self.id(1)]?.holders = 7
+        copy[Self.id(2)] = nil
+        if let index = copy.index(forKey: Self.id(3)) { copy.remove(at: index) }
+        for key in Int64(101)...300 { copy.updateValue(Self.row(Self.id(key))) }
+        #expect(original.count == 100 && copy.count == 298)
+        #expect(original[Self.id(1)]?.holders == 1 && copy[Self.id(1)]?.holders == 7)
+        #expect(original[Self.id(2)] != nil && original[Self.id(3)] != nil && original[Self.id(101)] == nil)
+        // And the other way round: the original changed, the copy not.
+        let snapshot = original
+        if let index = original.index(forKey: Self.id(4)) { original[index].holders = 9 }
+        #expect(snapshot[Self.id(4)]?.holders == 1 && original[Self.id(4)]?.holders == 9)
+    }
+
     @Test func reservingCapacityKeepsTheRows() {
         var cache = RowCache()
         #expect(cache.index(forKey: Self.id(1)) == nil, "an empty table finds nothing")
