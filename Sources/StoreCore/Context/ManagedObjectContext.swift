@@ -39,11 +39,11 @@ public final class ManagedObjectContext {
     // ManagedObject's per-object state is (see the reasoning there): a context is not Sendable,
     // and no access to these tables is held across a call that could reach them again.
     #if DEBUG
-    var registered: [ObjectID: ManagedObject] = [:]
+    var registered = ObjectRegistry()
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
     var updated: [ObjectIdentifier: ManagedObject] = [:]
     #else
-    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var registered = ObjectRegistry()
     @exclusivity(unchecked) var inserted: [ObjectIdentifier: ManagedObject] = [:]
     @exclusivity(unchecked) var updated: [ObjectIdentifier: ManagedObject] = [:]
     #endif
@@ -824,9 +824,10 @@ public final class ManagedObjectContext {
                 if !assignments.isEmpty { assignments[object.objectID] = nil }
                 object.objectID = id
             }
-            var rekeyed: [ObjectID: ManagedObject] = Dictionary(minimumCapacity: registered.count)
+            var rekeyed = ObjectRegistry()
+            rekeyed.reserveCapacity(registered.count)
             var collided = false
-            for object in registered.values where rekeyed.updateValue(object, forKey: object.objectID) != nil { collided = true }
+            for object in registered.values where rekeyed.updateValue(object) != nil { collided = true }
             // A new permanent ID equal to a registered one: the object that got it wins, as it
             // does one object at a time below.
             if collided { for object in temporary { rekeyed[object.objectID] = object } }
