@@ -155,6 +155,34 @@ private final class CheckedPlayer: ManagedObject {
         #expect(loner.objectIDValue == .objectID(loner.objectID))
     }
 
+    @Test func anInverseIsAddedToItsOwnListWhenAnotherIsTheOnlyOneLoaded() throws {
+        let model = try ObjectModel {
+            Entity("Club") {
+                Relationship("members", to: "Member", inverse: "club", toMany: true)
+                Relationship("sponsors", to: "Member", inverse: "sponsored", toMany: true)
+            }
+            Entity("Member") {
+                Attribute("name", .string)
+                Relationship("club", to: "Club", inverse: "members")
+                Relationship("sponsored", to: "Club", inverse: "sponsors")
+            }
+        }
+        let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: model))
+        let club = try context.insert(entityName: "Club")
+        let sponsor = try context.insert(entityName: "Member")
+        try sponsor.setObject(club, forKey: "sponsored")
+        // Only `sponsors` is loaded: a member's club goes to `members`, not to the loaded list.
+        #expect(club.toManyValues.count == 1 && club.toManyValues["sponsors"] != nil)
+        let members = try (0..<3).map { _ in try context.insert(entityName: "Member") }
+        for member in members { try member.setObject(club, forKey: "club") }
+        #expect(club.objects(forKey: "members").map(ObjectIdentifier.init) == members.map(ObjectIdentifier.init))
+        #expect(club.objects(forKey: "sponsors").map(ObjectIdentifier.init) == [ObjectIdentifier(sponsor)])
+        // Set twice: still once in the list.
+        try members[0].setObject(nil, forKey: "club")
+        try members[0].setObject(club, forKey: "club")
+        #expect(club.objects(forKey: "members").count == 3)
+    }
+
     @Test func validationCallsTheHooksOfSubclassesOnly() throws {
         let coordinator = try Self.coordinator(registering: CheckedPlayer.self)
         let context = ManagedObjectContext(coordinator: coordinator)

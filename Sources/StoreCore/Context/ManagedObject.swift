@@ -807,7 +807,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// found by index, then changed at that index; `toManyValues[key]?.append` hashed and probed
     /// it twice); nil when the list is not loaded, else whether it was added.
     final func appendToLoadedList(_ object: ManagedObject, _ key: String) -> Bool? {
-        guard let extras, let index = extras.toManyValues.index(forKey: key) else { return nil }
+        guard let extras else { return nil }
+        // The only loaded list (an entity with one to-many, the inverse of the to-ones set on
+        // it) is found by comparing its name, not hashing it (about 340 instructions per
+        // append in W1; docs/benchmarks.md).
+        if extras.toManyValues.count == 1, extras.toManyValues.keys.first == key {
+            return extras.toManyValues.values[extras.toManyValues.startIndex].append(object)
+        }
+        guard let index = extras.toManyValues.index(forKey: key) else { return nil }
         return extras.toManyValues.values[index].append(object)
     }
 
