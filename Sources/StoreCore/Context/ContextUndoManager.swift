@@ -36,9 +36,9 @@ public final class ContextUndoManager {
     var undoStack: [[Change]] = []
     var redoStack: [[Change]] = []
     /// Changes recorded since the last group ended (the object's state at its first change).
-    var pending: [ObjectIdentifier: (object: ManagedObject, before: UndoState)] = [:]
+    var pending: [ObjectKey: (object: ManagedObject, before: UndoState)] = [:]
     /// The order objects were first changed in the pending group.
-    var pendingOrder: [ObjectIdentifier] = []
+    var pendingOrder: [ObjectKey] = []
     /// Open explicit groupings.
     var groupingLevel = 0
     /// The group being built by an open explicit grouping.
@@ -53,8 +53,8 @@ public final class ContextUndoManager {
         Self.live.subtract(1, ordering: .relaxed)
     }
 
-    /// The number of undo managers alive in the process: while it is 0, changes skip the
-    /// (weak) look-up of their context's undo manager.
+    /// The number of undo managers alive in the process: while it is 0, changes and inserts
+    /// skip the look-up of their context's undo manager.
     static let live = Atomic<Int>(0)
 
     /// Whether there is something to undo (a finished group or changes not yet grouped).

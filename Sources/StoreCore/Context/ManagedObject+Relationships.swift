@@ -69,7 +69,7 @@ extension ManagedObject {
         // A to-one of a layout the model compiled with its inverses, in a context: what the
         // set needs of the relationship and its inverse is read from the layout in place (no
         // description copied per call).
-        if layout.isCompiled, layout.knowsInverses, let slot = compiledSlot, managedObjectContext != nil {
+        if layout.isCompiled, layout.knowsInverses, let slot = compiledSlot, isInContext {
             let index = slot - layout.attributeCount
             if let destination { try checkDestination(destination, forToOne: index) }
             try fireFault()
@@ -81,7 +81,7 @@ extension ManagedObject {
             return
         }
         let relationship: RelationshipDescription
-        if layout.isCompiled, let compiledSlot, managedObjectContext != nil {
+        if layout.isCompiled, let compiledSlot, isInContext {
             relationship = layout.toOnes[compiledSlot - layout.attributeCount]
         } else {
             relationship = try requireRelationship(key, toMany: false)
@@ -262,7 +262,7 @@ extension ManagedObject {
     /// A to-many relationship and its inverse: from a layout the model compiled (its inverses
     /// resolved once, no lookup by name), else looked up in the model.
     private func requireToMany(_ key: String) throws -> (relationship: RelationshipDescription, inverse: RelationshipDescription?) {
-        if layout.knowsInverses, let slot = layout.toManySlot(of: key), managedObjectContext != nil {
+        if layout.knowsInverses, let slot = layout.toManySlot(of: key), isInContext {
             return (layout.toManys[slot], layout.toManyInverses[slot])
         }
         let relationship = try requireRelationship(key, toMany: true)
@@ -273,9 +273,7 @@ extension ManagedObject {
     /// object of this context and of the destination entity itself passes without a copy of the
     /// description; anything else takes the full check (inheritance, errors).
     private func checkDestination(_ destination: ManagedObject, forToOne index: Int) throws {
-        if let context = managedObjectContext, destination.managedObjectContext === context,
-            destination.layout.entityName == layout.toOneDestinationNames[index]
-        {
+        if isInSameContext(as: destination), destination.layout.entityName == layout.toOneDestinationNames[index] {
             return
         }
         try checkDestination(destination, for: layout.toOnes[index])

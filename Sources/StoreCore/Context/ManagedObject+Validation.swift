@@ -10,10 +10,15 @@ import Foundation
 extension ManagedObject {
     /// The model's rules for every property, then the subclass hooks; returns every failure.
     func validationErrors(for operation: ValidationOperation) -> [StoreError] {
-        // The context itself, not a copy of its model: the model is read only for a layout it
-        // did not compile (its relationships are then looked up by name).
-        guard let context = managedObjectContext else { return [] }
+        // Whether the object is in a context, not the context (see ``ContextLink``) nor a copy of
+        // its model: the model is read only for a layout it did not compile (its relationships
+        // are then looked up by name).
+        guard isInContext else { return [] }
         var errors: [StoreError] = []
+        // ManagedObject's own hooks accept everything: an object of that class itself (not a
+        // subclass) has nothing to call (a value hook per property and an object hook each cost
+        // a call, a closure and an error check per object; docs/benchmarks.md, W1).
+        let hooks = type(of: self) != ManagedObject.self
         if operation != .delete {
             // The layout lists the entity's attributes (inherited first) with their slots, and
             // what each needs checked as flags (copying a description retains its names and
@@ -21,11 +26,14 @@ extension ManagedObject {
             let names = layout.attributeNames
             let checks = layout.attributeChecks
             for slot in checks.indices where !checks[slot].isTransient {
+                // Without hooks, an optional attribute without value rules has nothing to check:
+                // its value is not read (a copy retains its payload).
+                if !hooks && checks[slot].isOptional && !checks[slot].hasValueRules { continue }
                 let value = slotValue(slot)
                 if value.isNull ? !checks[slot].isOptional : checks[slot].hasValueRules {
                     validate(layout.attributes[slot], value: value, into: &errors)
                 }
-                collect(&errors) { try validateValue(value, forKey: names[slot]) }
+                if hooks { collect(&errors) { try validateValue(value, forKey: names[slot]) } }
             }
             if layout.isModelLayout {
                 // The model's relationships in its order, from the layout: to-ones checked by
@@ -34,19 +42,20 @@ extension ManagedObject {
                     switch place {
                     case .toOne(let index):
                         let check = layout.toOneChecks[index]
-                        guard !check.isTransient else { continue }
+                        // Likewise an optional to-one without hooks: nothing to read.
+                        guard !check.isTransient, hooks || !check.isOptional else { continue }
                         let value = toOneValue(atSlot: layout.attributeCount + index)
                         if !check.isOptional && value.isNull {
                             errors.append(missingToOne(named: layout.toOneNames[index]))
                         }
-                        collect(&errors) { try validateValue(value, forKey: layout.toOneNames[index]) }
+                        if hooks { collect(&errors) { try validateValue(value, forKey: layout.toOneNames[index]) } }
                     case .toMany(let slot):
                         guard !layout.toManys[slot].isTransient else { continue }
                         errors += validateCounts(of: layout.toManys[slot])
                     }
                 }
             } else {
-                let relationships = context.coordinator.model.relationships(of: entity.name)
+                let relationships = managedObjectContext?.coordinator.model.relationships(of: entity.name) ?? []
                 // A compiled layout of the model keeps the model's to-ones (and to-manys) in the
                 // order of `relationships`, so the n-th to-one there has the n-th to-one slot.
                 let bySlot = layout.isCompiled && layout.toOnes.count + layout.toManys.count == relationships.count
@@ -58,11 +67,12 @@ extension ManagedObject {
                     validate(relationship, toOneSlot: toOneSlot, into: &errors)
                     if !relationship.isToMany {
                         let value = toOneSlot.map(toOneValue(atSlot:)) ?? value(forKey: relationship.name)
-                        collect(&errors) { try validateValue(value, forKey: relationship.name) }
+                        if hooks { collect(&errors) { try validateValue(value, forKey: relationship.name) } }
                     }
                 }
             }
         }
+        guard hooks else { return errors }
         switch operation {
         case .insert: collect(&errors) { try validateForInsert() }
         case .update: collect(&errors) { try validateForUpdate() }
@@ -79,7 +89,7 @@ extension ManagedObject {
         if index < toOneObjects.count, let object = toOneObjects[index] {
             let stored = slotValue(slot)
             if case .objectID(let id) = stored, id == object.objectID { return stored }
-            return .objectID(object.objectID)
+            return object.objectIDValue
         }
         return slotValue(slot)
     }

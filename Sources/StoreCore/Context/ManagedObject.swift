@@ -22,7 +22,7 @@ import Foundation
 /// Objects belong to their context's isolation domain and are not `Sendable`; pass
 /// ``objectID`` across threads or tasks instead. Subclasses are possible (`required init`).
 open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
-    // Exclusivity: see the note before `managedObjectContext` (the same in both branches).
+    // Exclusivity: see the note before `contextLink` (the same in both branches).
     #if DEBUG
     /// The object's ID: temporary until the first save, permanent after.
     final public internal(set) var objectID: ObjectID
@@ -47,9 +47,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     // introduced later traps there. The declarations are the same in both branches but for the
     // attribute.
     #if DEBUG
-    /// The context the object is registered in; nil after it was deleted and saved, or the
-    /// context went away.
-    final public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    /// The link of the context the object is registered in (see ``managedObjectContext``).
+    final var contextLink: ContextLink?
     /// The flags (``isFault``, ``isInserted``, ``isDeleted``, ``fillsFromCommitted``,
     /// ``holdsRow``) in the low byte and the ``registrationOrder`` above them: one word of the
     /// object where five `Bool`s and an `Int` took two.
@@ -69,9 +68,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// object with attributes and to-ones only that was just read, carry none of it.
     private final var extras: ManagedObjectExtras?
     #else
-    /// The context the object is registered in; nil after it was deleted and saved, or the
-    /// context went away.
-    @exclusivity(unchecked) final public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    /// The link of the context the object is registered in (see ``managedObjectContext``).
+    @exclusivity(unchecked) final var contextLink: ContextLink?
     @exclusivity(unchecked) final var flagsAndOrder: UInt64
     @exclusivity(unchecked) final var values: [StoreValue]
     @exclusivity(unchecked) final var committedValues: [StoreValue]?
@@ -130,6 +128,53 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final var registrationOrder: Int {
         get { Int(truncatingIfNeeded: flagsAndOrder >> Self.orderShift) }
         set { flagsAndOrder = UInt64(truncatingIfNeeded: newValue) << Self.orderShift | (flagsAndOrder & 0xFF) }
+    }
+
+    /// The context the object is registered in; nil after it was deleted and saved, or the
+    /// context went away.
+    ///
+    /// Held through the context's ``ContextLink`` (see there), not as a `weak` reference: a weak
+    /// load and release of the context cost about 130 instructions, and the setters check
+    /// that the object is in a context on every call (docs/benchmarks.md, W1).
+    final public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get {
+            guard let link = contextLink, link.isAlive else { return nil }
+            return link.context
+        }
+        set { contextLink = newValue?.link }
+    }
+
+    /// Whether the object is in a context (``managedObjectContext`` is not nil), without
+    /// loading the context.
+    @inline(__always)
+    final var isInContext: Bool { contextLink?.isAlive == true }
+
+    /// Whether the object is in `context` (``managedObjectContext`` is `context`), without
+    /// loading its own.
+    @inline(__always)
+    final func isIn(_ context: ManagedObjectContext) -> Bool {
+        contextLink === context.link && context.link.isAlive
+    }
+
+    /// Whether the object and `other` are in the same context (both ``managedObjectContext``s
+    /// are the same and not nil), without loading either.
+    @inline(__always)
+    final func isInSameContext(as other: ManagedObject) -> Bool {
+        guard let link = contextLink, link.isAlive else { return false }
+        return other.contextLink === link
+    }
+
+    /// `.objectID(objectID)`, the same value for every caller while the ID stays the same. The
+    /// case is boxed, so making one allocates; every object whose to-one is set to this object
+    /// keeps one in its slot (and again in its snapshot once this object's ID became
+    /// permanent), so an object with extras — a destination whose inverse is a loaded to-many
+    /// has them — keeps the last one made there and hands it out again (docs/benchmarks.md, W1).
+    final var objectIDValue: StoreValue {
+        guard let extras else { return .objectID(objectID) }
+        if case .objectID(let id) = extras.objectIDValue, id == objectID { return extras.objectIDValue }
+        let made = StoreValue.objectID(objectID)
+        extras.objectIDValue = made
+        return made
     }
 
     /// The objects of to-one relationships that were set or resolved, by to-one index (value
@@ -225,6 +270,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             extras.committedVersion = nil
         }
         version = nodeVersion
+    }
+
+    /// ``committed`` set to `node` at `version` (which becomes the object's, whatever the
+    /// node's): what a save keeps of each object's node, without a copy of the node changed.
+    final func keepCommitted(slotsOf node: StoreNode, version nodeVersion: Int64) {
+        let (nodeValues, nodeToManys) = node.slots(in: layout)
+        takeCommitted(values: nodeValues, toManys: nodeToManys, version: nodeVersion)
     }
 
     /// ``keepCommitted(_:)`` of any other node, out of line: inlined, the setter's need of a
@@ -386,12 +438,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// otherwise 1550 naming the property, the expected type and the value. Setting a relationship
     /// name takes `.objectID` or `.null`. An unknown key is 1550 as well.
     public final func setValue(_ value: StoreValue, forKey key: String) throws {
-        // The context itself, not a copy of its model: an attribute needs no model.
-        guard let context = managedObjectContext else { throw detached() }
+        // Whether the object is in a context, not the context itself (a load and release of it;
+        // see ``ContextLink``): an attribute needs neither it nor its model.
+        guard isInContext else { throw detached() }
         if let slot = layout.attributeSlot(of: key), slot < layout.attributes.count {
             try setAttribute(value, atSlot: slot, key: key)
             return
         }
+        guard let context = managedObjectContext else { throw detached() }
         if let relationship = context.coordinator.model.relationship(key, of: entity.name) {
             let destination: ManagedObject?
             switch value {
@@ -419,6 +473,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     private final func setAttribute(_ value: StoreValue, atSlot slot: Int, key: String) throws {
         // The type alone, not a copy of the whole description (names, rules, user info).
         let type = layout.attributes[slot].type
+        // A value already of the type, in range (the common case), is what `coerce` would
+        // return: set as it is, without the optional copy (about 60 instructions per set).
+        if type.holdsAsIs(value) {
+            willAccessValues()
+            setSlotValue(value, slot)
+            didChange(key)
+            return
+        }
         guard let coerced = type.coerce(value) else {
             throw StoreError(
                 .managedObjectValidation,
@@ -575,23 +637,24 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         // IDs are compared before an `.objectID` is made: the case is boxed, so making one
         // allocates.
         let toOnes = toOneObjects
+        var snapshotValues: [StoreValue]
         if values.count == layout.valueCount {
             // A to-one whose destination got its permanent ID since it was set is brought up to
             // date in the object's own buffer (changed in place, not copied), so the snapshot
-            // can share it.
+            // can share it (already up to date: not compared a second time).
             for (index, object) in toOnes.enumerated() {
                 guard let object else { continue }
                 let slot = layout.attributeCount + index
                 if case .objectID(let id) = values[slot], id == object.objectID { continue }
-                values[slot] = .objectID(object.objectID)
+                values[slot] = object.objectIDValue
             }
-        }
-        var snapshotValues = values.count == layout.valueCount ? values : layout.emptyValues
-        for (index, object) in toOnes.enumerated() {
-            guard let object else { continue }
-            let slot = layout.attributeCount + index
-            if case .objectID(let id) = snapshotValues[slot], id == object.objectID { continue }
-            snapshotValues[slot] = .objectID(object.objectID)
+            snapshotValues = values
+        } else {
+            snapshotValues = layout.emptyValues
+            for (index, object) in toOnes.enumerated() {
+                guard let object else { continue }
+                snapshotValues[layout.attributeCount + index] = object.objectIDValue
+            }
         }
         for slot in layout.transientValueSlots where !snapshotValues[slot].isNull { snapshotValues[slot] = .null }
         var toManys: [[ObjectID]?] = []
@@ -599,7 +662,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             toManys = layout.unloadedToManys
             for (slot, name) in layout.toManyNames.enumerated() {
                 if let list = toManyValues[name] {
-                    toManys[slot] = list.objects.map(\.objectID)
+                    // By a closure, not a key path (whose getter checks exclusivity per object).
+                    toManys[slot] = list.objects.map { $0.objectID }
                 } else if isInserted {
                     toManys[slot] = []
                 }
@@ -668,7 +732,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// Sets an attribute slot of the object's compiled layout: ``setValue(_:forKey:)`` without
     /// the name lookup (the same checks, the same errors).
     package final func setValue(_ value: StoreValue, atAttributeSlot slot: Int) throws {
-        guard managedObjectContext != nil else { throw detached() }
+        guard isInContext else { throw detached() }
         guard slot >= 0, slot < layout.attributes.count else {
             throw StoreError(
                 .managedObjectValidation, "\(entity.name) has no attribute slot \(slot)", objectIDs: [objectID],
@@ -725,8 +789,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// modified, each through the extras).
     private final func setToOneObject(_ object: ManagedObject?, at index: Int) {
         let extras = madeExtras()
-        if extras.toOneObjects.count != layout.toOneNames.count {
-            extras.toOneObjects = Array(repeating: nil, count: layout.toOneNames.count)
+        let count = layout.toOneNames.count
+        if extras.toOneObjects.count != count {
+            // An entity's only to-one (the common case) as a literal: `Array(repeating:count:)`
+            // allocates through the standard library's unspecialised path (about 700
+            // instructions per object in W1, against about 250).
+            if count == 1 {
+                extras.toOneObjects = [object]
+                return
+            }
+            extras.toOneObjects = Array(repeating: nil, count: count)
         }
         extras.toOneObjects[index] = object
     }
@@ -735,7 +807,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// found by index, then changed at that index; `toManyValues[key]?.append` hashed and probed
     /// it twice); nil when the list is not loaded, else whether it was added.
     final func appendToLoadedList(_ object: ManagedObject, _ key: String) -> Bool? {
-        guard let extras, let index = extras.toManyValues.index(forKey: key) else { return nil }
+        guard let extras else { return nil }
+        // The only loaded list (an entity with one to-many, the inverse of the to-ones set on
+        // it) is found by comparing its name, not hashing it (about 340 instructions per
+        // append in W1; docs/benchmarks.md).
+        if extras.toManyValues.count == 1, extras.toManyValues.keys.first == key {
+            return extras.toManyValues.values[extras.toManyValues.startIndex].append(object)
+        }
+        guard let index = extras.toManyValues.index(forKey: key) else { return nil }
         return extras.toManyValues.values[index].append(object)
     }
 
@@ -761,7 +840,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// Sets the to-one of a value slot without recording a change or touching inverses.
     final func setToOne(_ object: ManagedObject?, atSlot slot: Int) {
-        setSlotValue(object.map { .objectID($0.objectID) } ?? .null, slot)
+        setSlotValue(object?.objectIDValue ?? .null, slot)
         setToOneObject(object, at: slot - layout.attributeCount)
     }
 
@@ -785,10 +864,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 /// The state of a ``ManagedObject`` that only some objects need, kept out of line so that a
 /// fault and a freshly read object stay small (see ``ManagedObject``'s `extras`).
 final class ManagedObjectExtras {
-    // The three properties changed per set (to-one objects, to-many lists, changed keys) are
-    // `@exclusivity(unchecked)` in release builds, for the reasons given at ManagedObject's
-    // stored properties (the extras belong to one object and share its isolation; no access is
-    // held across a call that reaches them again). Debug builds keep the checks.
+    // The properties read or changed per set (to-one objects, to-many lists, changed keys, the
+    // ID's value) are `@exclusivity(unchecked)` in release builds, for the reasons given at
+    // ManagedObject's stored properties (the extras belong to one object and share its
+    // isolation; no access is held across a call that reaches them again). Debug builds keep
+    // the checks.
     #if DEBUG
     /// See ``ManagedObject/toOneObjects``.
     var toOneObjects: [ManagedObject?] = []
@@ -796,10 +876,13 @@ final class ManagedObjectExtras {
     var toManyValues: [String: ObjectList] = [:]
     /// See ``ManagedObject/changedKeys``.
     var changedKeys: Set<String> = []
+    /// See ``ManagedObject/objectIDValue``: the last one made (`.null` before the first).
+    var objectIDValue: StoreValue = .null
     #else
     @exclusivity(unchecked) var toOneObjects: [ManagedObject?] = []
     @exclusivity(unchecked) var toManyValues: [String: ObjectList] = [:]
     @exclusivity(unchecked) var changedKeys: Set<String> = []
+    @exclusivity(unchecked) var objectIDValue: StoreValue = .null
     #endif
     /// See ``ManagedObject/faultBatch``.
     var faultBatch: FaultBatch?
@@ -810,4 +893,31 @@ final class ManagedObjectExtras {
     /// The committed snapshot's version when the object's ``ManagedObject/version`` moved on
     /// without it (``ManagedObject/setVersion(keepingCommitted:)``); nil when they are equal.
     var committedVersion: Int64?
+}
+
+/// What an object holds of its context: one per context, made with it, referenced strongly by
+/// each object registered in it.
+///
+/// Objects held their context `weak`: the context's reference counts then lived in a side
+/// table, and every check that an object is in a context (each `setValue(_:forKey:)`, each
+/// `setObject(_:forKey:)` twice or three times, validation, permanent IDs) loaded the weak
+/// reference and released it again, about 130 instructions each, ten times per object a W1
+/// insert makes and saves (docs/benchmarks.md). The link answers those checks with two loads.
+///
+/// It stands for the weak reference exactly: ``isAlive`` turns false first thing in the
+/// context's `deinit` (when a weak reference to it would already read nil), and ``context``
+/// is read only while it is true. The link holds the context `unowned` (it must not keep it
+/// alive); a context's memory is freed once its link is, i.e. when the last object that was in
+/// it goes.
+final class ContextLink {
+    /// The context; read only while ``isAlive``.
+    unowned var context: ManagedObjectContext?
+    /// Whether the context has not begun to go away.
+    #if DEBUG
+    var isAlive = true
+    #else
+    @exclusivity(unchecked) var isAlive = true
+    #endif
+
+    init() {}
 }

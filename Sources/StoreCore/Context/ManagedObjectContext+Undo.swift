@@ -60,14 +60,14 @@ extension ManagedObjectContext {
         undoLastStates = [:]
         guard undoManager != nil else { return }
         for object in Array(inserted.values) + Array(updated.values) + Array(deleted.values) {
-            undoLastStates[ObjectIdentifier(object)] = undoState(of: object)
+            undoLastStates[ObjectKey(object)] = undoState(of: object)
         }
     }
 
     /// Notes that `object` is about to be or was just changed in the current group.
     func noteUndoableChange(_ object: ManagedObject) {
         guard let undoManager, !isRestoringUndoState else { return }
-        let key = ObjectIdentifier(object)
+        let key = ObjectKey(object)
         guard undoManager.pending[key] == nil else { return }
         let before: UndoState
         if let last = undoLastStates[key] {
@@ -109,7 +109,7 @@ extension ManagedObjectContext {
 
     /// The state of an object now.
     private func undoState(of object: ManagedObject) -> UndoState {
-        guard object.managedObjectContext === self, registered[object.objectID] === object else { return .absent }
+        guard object.isIn(self), registered[object.objectID] === object else { return .absent }
         if !object.isInserted && !object.isDeleted && object.changedKeys.isEmpty && !object.isFault { return .committed }
         return .snapshot(
             values: object.values, toOneObjects: object.toOneObjects, toManys: object.toManyValues, isInserted: object.isInserted,
@@ -123,7 +123,7 @@ extension ManagedObjectContext {
         isRestoringUndoState = true
         defer { isRestoringUndoState = false }
         for (object, state) in states {
-            let key = ObjectIdentifier(object)
+            let key = ObjectKey(object)
             undoLastStates[key] = state
             switch state {
             case .absent:

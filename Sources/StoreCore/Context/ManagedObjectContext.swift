@@ -27,6 +27,8 @@ import Foundation
 public final class ManagedObjectContext {
     /// The coordinator the context reads from and saves to.
     public let coordinator: PersistentStoreCoordinator
+    /// What the objects registered here hold of the context (``ManagedObject/managedObjectContext``).
+    let link = ContextLink()
     /// How a save resolves conflicts with changes saved elsewhere (default: ``MergePolicy/error``).
     public var mergePolicy: MergePolicy = .error
     /// The context's name, recorded with each save in persistent history.
@@ -40,14 +42,14 @@ public final class ManagedObjectContext {
     // and no access to these tables is held across a call that could reach them again.
     #if DEBUG
     var registered = ObjectRegistry()
-    var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    var updated: [ObjectIdentifier: ManagedObject] = [:]
+    var inserted: [ObjectKey: ManagedObject] = [:]
+    var updated: [ObjectKey: ManagedObject] = [:]
     #else
     @exclusivity(unchecked) var registered = ObjectRegistry()
-    @exclusivity(unchecked) var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    @exclusivity(unchecked) var updated: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var inserted: [ObjectKey: ManagedObject] = [:]
+    @exclusivity(unchecked) var updated: [ObjectKey: ManagedObject] = [:]
     #endif
-    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    var deleted: [ObjectKey: ManagedObject] = [:]
     /// Records changes for undo and redo when set (nil, the default, records nothing). Changes
     /// made before it was set are where undo stops: undoing never goes back past them.
     public var undoManager: ContextUndoManager? {
@@ -56,7 +58,7 @@ public final class ManagedObjectContext {
     /// Whether an undo or redo is restoring objects (nothing is recorded meanwhile).
     var isRestoringUndoState = false
     /// Each object's state at the end of the last undo group that changed it.
-    var undoLastStates: [ObjectIdentifier: UndoState] = [:]
+    var undoLastStates: [ObjectKey: UndoState] = [:]
     /// Deleted objects whose delete rules have not been applied yet.
     private var unpropagatedDeletes: [ManagedObject] = []
     private var assignments: [ObjectID: String] = [:]
@@ -131,6 +133,7 @@ public final class ManagedObjectContext {
         self.coordinator = coordinator
         self.confinement = nil
         self.parent = nil
+        link.context = self
     }
 
     /// A context confined to `queue` (made by ``PrivateQueueContext`` and ``MainQueueContext``).
@@ -138,6 +141,7 @@ public final class ManagedObjectContext {
         self.coordinator = coordinator
         self.confinement = queue
         self.parent = parent
+        link.context = self
     }
 
     /// A child context of `parent` (Core Data's parent and child contexts): it reads through
@@ -163,12 +167,14 @@ public final class ManagedObjectContext {
     let confinement: ContextQueue?
 
     deinit {
+        // First: from here on the objects read no context, as a weak reference to it would.
+        link.isAlive = false
         for stream in eventStreams { stream.continuation.finish() }
         if reportedRegisteredCount != 0 { coordinator.registeredObjectsGauge?.add(-reportedRegisteredCount) }
         // The rows of every object this context filled are no longer held by it (a child
         // context holds none: its parent does).
         if parent == nil {
-            let held = registered.values.filter(\.holdsRow).map(\.objectID)
+            let held = registered.values.filter { $0.holdsRow }.map { $0.objectID }
             coordinator.retainRows(rowsToRetain, releasing: rowsToRelease + held)
         }
         // Objects reference each other strongly through relationships; break the cycles.
@@ -300,13 +306,26 @@ public final class ManagedObjectContext {
 
     /// Registers a new object as inserted, with its entity's default values.
     private func enterInserted(_ object: ManagedObject) {
-        object.values = object.layout.defaultValues
+        object.values = Self.ownCopy(of: object.layout.defaultValues)
         object.isFault = false
         object.isInserted = true
         register(object)
-        if undoManager != nil { noteUndoableChange(object) }
-        inserted[ObjectIdentifier(object)] = object
+        // The count of live undo managers first (an atomic load): reading `undoManager` is an
+        // exclusivity check per insert (about 80 instructions), as `didChange` avoids too.
+        if ContextUndoManager.live.load(ordering: .relaxed) > 0, undoManager != nil { noteUndoableChange(object) }
+        inserted[ObjectKey(object)] = object
         unannouncedInserts.append(object.objectID)
+    }
+
+    /// A buffer of its own with `values`, copied value by value: an inserted object shared the
+    /// layout's default buffer until its first set copied it, through the runtime's generic
+    /// array copy (`swift_arrayInitWithCopy`, about 350 instructions for six values in W1;
+    /// docs/benchmarks.md). Inserts are set: the copy is made here, specialised, instead.
+    private static func ownCopy(of values: [StoreValue]) -> [StoreValue] {
+        var copy: [StoreValue] = []
+        copy.reserveCapacity(values.count)
+        for value in values { copy.append(value) }
+        return copy
     }
 
     /// Inserts a new object of a registered subclass (its ``ManagedObject/entityName``).
@@ -323,10 +342,10 @@ public final class ManagedObjectContext {
     /// store forgets it at the next save. Deleting an unsaved insert simply drops it at save.
     public func delete(_ object: ManagedObject) {
         checkQueue()
-        guard object.managedObjectContext === self, !object.isDeleted else { return }
+        guard object.isIn(self), !object.isDeleted else { return }
         if undoManager != nil { noteUndoableChange(object) }
         object.isDeleted = true
-        deleted[ObjectIdentifier(object)] = object
+        deleted[ObjectKey(object)] = object
         unpropagatedDeletes.append(object)
         unannounced.deletedObjectIDs.insert(object.objectID)
     }
@@ -568,8 +587,8 @@ public final class ManagedObjectContext {
         post(.willSave)
         try processPendingChanges()
         try deriveAttributes()
-        // In insertion order (sorted once), so stores that number rows hand out keys in that order.
-        var insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+        // In insertion order, so stores that number rows hand out keys in that order.
+        var insertedObjects = insertedInRegistrationOrder()
         try validateForSave(inserting: insertedObjects)
         if let parent {
             try push(into: parent, inserted: insertedObjects)
@@ -594,7 +613,7 @@ public final class ManagedObjectContext {
                 attempts += 1
                 guard mergePolicy != .error, attempts < Self.maximumSaveAttempts else { throw error }
                 try resolveConstraintConflicts(error)
-                insertedObjects = inserted.values.filter { !$0.isDeleted }.sorted { $0.registrationOrder < $1.registrationOrder }
+                insertedObjects = insertedInRegistrationOrder()
                 try validateForSave(inserting: insertedObjects)
             }
         }
@@ -603,23 +622,35 @@ public final class ManagedObjectContext {
         obtainedPermanentIDs = []
         if !outcome.replacedObjectIDs.isEmpty { replaceObjectIDs(outcome.replacedObjectIDs, in: &request) }
         let updatedObjects = updated.values.filter(\.isUpdated)
+        // IDs read by closures, not key paths: a key path's getter checks exclusivity on each
+        // object (the `@exclusivity(unchecked)` of `objectID` does not reach it; about 80
+        // instructions per object).
         let saved = ContextDidSave(
-            insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
-            deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map(\.objectID)))
+            insertedObjectIDs: Set(insertedObjects.map { $0.objectID }), updatedObjectIDs: Set(updatedObjects.map { $0.objectID }),
+            deletedObjectIDs: Set(deleted.values.filter { !$0.objectID.isTemporaryID }.map { $0.objectID }))
         // The request's nodes are the objects' values as saved: they become the committed
         // snapshots (one snapshot per saved object, not a second one after the save).
         for (objects, nodes, isInsert) in [(insertedObjects, request.insertedObjects, true), (updatedObjects, request.updatedObjects, false)] {
-            // By index: the node is copied once, into the snapshot (iterating would copy it first).
+            // By index (iterating would copy each node first).
             for (index, object) in objects.enumerated() where index < nodes.count {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
                 let requested = (objectID: nodes[index].objectID, version: nodes[index].version)
-                var committed = requested.objectID == object.objectID ? nodes[index] : object.snapshot()
                 // Values the store chose while writing (a SwiftData DataStore's re-registered snapshots).
                 let changedByStore = outcome.changedObjectIDs.contains(object.objectID)
-                if changedByStore, let stored = try? coordinator.node(for: object.objectID) { committed = stored }
-                committed.version = versions[object.objectID] ?? requested.version
-                object.version = committed.version
-                object.committed = committed
+                if requested.objectID == object.objectID && !changedByStore {
+                    // The object's own node, as saved: its slots become the committed snapshot
+                    // at the saved version, with no copy of the node made to change its version
+                    // and handed to `committed` (about 190 instructions per object fewer).
+                    let version = versions[object.objectID] ?? requested.version
+                    object.version = version
+                    object.keepCommitted(slotsOf: nodes[index], version: version)
+                } else {
+                    var committed = requested.objectID == object.objectID ? nodes[index] : object.snapshot()
+                    if changedByStore, let stored = try? coordinator.node(for: object.objectID) { committed = stored }
+                    committed.version = versions[object.objectID] ?? requested.version
+                    object.version = committed.version
+                    object.committed = committed
+                }
                 object.adoptCommittedValues()
                 if changedByStore { object.adoptCommittedPersistentValues() }
                 if isInsert {
@@ -636,6 +667,44 @@ public final class ManagedObjectContext {
         }
         endSave(saved)
         coordinator.broadcast(saved)
+    }
+
+    /// The inserted objects that are not deleted, in registration order.
+    private func insertedInRegistrationOrder() -> [ManagedObject] {
+        // Appended to an array of the table's size (`filter` grows its result as it goes).
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(inserted.count)
+        for object in inserted.values where !object.isDeleted { objects.append(object) }
+        return Self.inRegistrationOrder(objects)
+    }
+
+    /// `objects` in ascending ``ManagedObject/registrationOrder`` (the orders of a context's
+    /// objects are distinct). When their orders are dense — at most twice as many as the
+    /// objects, as the inserts of a save usually are — each object is placed at its order's
+    /// index of a table spanning them, with no comparisons (sorting cost about 400
+    /// instructions per inserted object in W1; docs/benchmarks.md); otherwise, or should two
+    /// share an order, they are sorted.
+    static func inRegistrationOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
+        func sorted() -> [ManagedObject] { objects.sorted { $0.registrationOrder < $1.registrationOrder } }
+        guard objects.count > 1 else { return objects }
+        var lowest = Int.max
+        var highest = Int.min
+        for object in objects {
+            let order = object.registrationOrder
+            if order < lowest { lowest = order }
+            if order > highest { highest = order }
+        }
+        guard highest - lowest < objects.count * 2 else { return sorted() }
+        var table = [ManagedObject?](repeating: nil, count: highest - lowest + 1)
+        for object in objects {
+            let index = object.registrationOrder - lowest
+            guard table[index] == nil else { return sorted() }
+            table[index] = object
+        }
+        var ordered: [ManagedObject] = []
+        ordered.reserveCapacity(objects.count)
+        for case let object? in table { ordered.append(object) }
+        return ordered
     }
 
     /// What ends every successful save (to the stores or into a parent): deleted objects leave,
@@ -686,8 +755,8 @@ public final class ManagedObjectContext {
         try parent.processPendingChanges()
 
         let saved = ContextDidSave(
-            insertedObjectIDs: Set(insertedObjects.map(\.objectID)), updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
-            deletedObjectIDs: Set(deletedObjects.map(\.objectID)))
+            insertedObjectIDs: Set(insertedObjects.map { $0.objectID }), updatedObjectIDs: Set(updatedObjects.map { $0.objectID }),
+            deletedObjectIDs: Set(deletedObjects.map { $0.objectID }))
         for object in insertedObjects + updatedObjects {
             object.committed = object.snapshot()
             object.adoptCommittedValues()
@@ -757,26 +826,30 @@ public final class ManagedObjectContext {
         let updatedObjects = updated.values.filter(\.isUpdated)
         let deletedObjects = deleted.values.filter { !$0.objectID.isTemporaryID && !$0.isInserted }
         var request = SaveChangesRequest()
+        // The first node, inserts then updates, that points at a temporary ID, checked as each
+        // node is made (reading the nodes again from the request copied each one) and thrown
+        // once all are made.
+        var dangling: (node: StoreNode, destination: ObjectID)?
         request.insertedObjects = insertedObjects.map { object in
             var node = object.snapshot()
             node.version = 0
+            if dangling == nil, let first = node.firstTemporaryDestination() { dangling = (node, first) }
             return node
         }
-        request.updatedObjects = updatedObjects.map { $0.snapshot() }
+        request.updatedObjects = updatedObjects.map { object in
+            let node = object.snapshot()
+            if dangling == nil, let first = node.firstTemporaryDestination() { dangling = (node, first) }
+            return node
+        }
         request.deletedObjects = deletedObjects.map { StoreNode(objectID: $0.objectID, version: $0.version) }
         request.transactionAuthor = transactionAuthor
         request.contextName = name
         for object in updatedObjects { request.changedKeys[object.objectID] = object.changedKeys }
-        // By index, reading each node in place (concatenating or iterating would copy every node).
-        for nodes in [request.insertedObjects, request.updatedObjects] {
-            for index in nodes.indices {
-                guard let first = nodes[index].firstTemporaryDestination() else { continue }
-                let node = nodes[index]
-                throw StoreError(
-                    .managedObjectReferentialIntegrity,
-                    "\(node.entityName) \(node.objectID) points at \(first.entityName) \(first), which was deleted before it was ever saved",
-                    objectIDs: [node.objectID, first], entityName: node.entityName)
-            }
+        if let (node, first) = dangling {
+            throw StoreError(
+                .managedObjectReferentialIntegrity,
+                "\(node.entityName) \(node.objectID) points at \(first.entityName) \(first), which was deleted before it was ever saved",
+                objectIDs: [node.objectID, first], entityName: node.entityName)
         }
         return request
     }
@@ -815,13 +888,16 @@ public final class ManagedObjectContext {
     private func assignPermanentIDs(for objects: [ManagedObject]) throws {
         let temporary = objects.filter { $0.objectID.isTemporaryID && !$0.isDeleted }
         guard !temporary.isEmpty else { return }
+        // IDs read by a closure, not a key path (see `save()`).
         let permanent = try coordinator.obtainPermanentIDs(
-            for: temporary.map(\.objectID), assignments: assignments)
-        if temporary.count * 2 >= registered.count, temporary.allSatisfy({ $0.managedObjectContext === self }) {
+            for: temporary.map { $0.objectID }, assignments: assignments)
+        // Read once, not per object (each read of the context's property is checked).
+        let hasAssignments = !assignments.isEmpty
+        if temporary.count * 2 >= registered.count, temporary.allSatisfy({ $0.isIn(self) }) {
             // Most registered objects change key (a save of many inserts): one new table, each
             // object hashed once, instead of a removal and an insertion per changed object.
             for (object, id) in zip(temporary, permanent) {
-                if !assignments.isEmpty { assignments[object.objectID] = nil }
+                if hasAssignments { assignments[object.objectID] = nil }
                 object.objectID = id
             }
             var rekeyed = ObjectRegistry()
@@ -836,7 +912,7 @@ public final class ManagedObjectContext {
         }
         for (object, id) in zip(temporary, permanent) {
             registered[object.objectID] = nil
-            if !assignments.isEmpty { assignments[object.objectID] = nil }
+            if hasAssignments { assignments[object.objectID] = nil }
             object.objectID = id
             registered[id] = object
         }
@@ -896,7 +972,7 @@ public final class ManagedObjectContext {
                 case .overwrite, .mergeByPropertyObjectTrump, .error:
                     object.setVersion(keepingCommitted: current.version)
                 case .rollback, .mergeByPropertyStoreTrump:
-                    deleted[ObjectIdentifier(object)] = nil
+                    deleted[ObjectKey(object)] = nil
                     object.isDeleted = false
                     object.fill(from: current, in: self)
                     object.changedKeys = []
@@ -909,7 +985,7 @@ public final class ManagedObjectContext {
             case .rollback:
                 object.fill(from: current, in: self)
                 object.changedKeys = []
-                updated[ObjectIdentifier(object)] = nil
+                updated[ObjectKey(object)] = nil
             case .mergeByPropertyObjectTrump:
                 object.merge(current, keeping: object.changedKeys, in: self)
             case .mergeByPropertyStoreTrump:
@@ -939,7 +1015,7 @@ public final class ManagedObjectContext {
         }
         for conflict in error.constraintConflicts {
             // Objects an earlier conflict already merged away are gone from the context.
-            var saving = conflict.objectIDs.compactMap { registered[$0] }.filter { $0.managedObjectContext === self && $0.isInserted }
+            var saving = conflict.objectIDs.compactMap { registered[$0] }.filter { $0.isIn(self) && $0.isInserted }
             saving.sort { $0.registrationOrder < $1.registrationOrder }
             let survivor: ManagedObject
             if let stored = conflict.storedObjectID {
@@ -984,7 +1060,7 @@ public final class ManagedObjectContext {
 
     /// Removes an object from the context as if it never was (deleted elsewhere).
     private func forget(_ object: ManagedObject) {
-        let key = ObjectIdentifier(object)
+        let key = ObjectKey(object)
         inserted[key] = nil
         updated[key] = nil
         deleted[key] = nil
@@ -1000,10 +1076,10 @@ public final class ManagedObjectContext {
     /// fault (firing it then throws 133000).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         defer { settleRows() }
-        guard object.managedObjectContext === self, !object.isInserted else { return }
+        guard object.isIn(self), !object.isInserted else { return }
         object.fetchedValues = [:]
         guard mergeChanges else {
-            updated[ObjectIdentifier(object)] = nil
+            updated[ObjectKey(object)] = nil
             fault(object)
             return
         }
@@ -1056,7 +1132,7 @@ public final class ManagedObjectContext {
         checkQueue()
         defer { settleRows() }
         for object in inserted.values { detach(object) }
-        for object in Array(updated.values) + Array(deleted.values) where object.managedObjectContext === self {
+        for object in Array(updated.values) + Array(deleted.values) where object.isIn(self) {
             object.isDeleted = false
             if let committed = object.committed {
                 object.fill(from: committed, in: self)
@@ -1134,7 +1210,7 @@ public final class ManagedObjectContext {
 
     func objectDidChange(_ object: ManagedObject) {
         guard !object.isInserted else { return }
-        updated[ObjectIdentifier(object)] = object
+        updated[ObjectKey(object)] = object
         unannounced.updatedObjectIDs.insert(object.objectID)
     }
 
