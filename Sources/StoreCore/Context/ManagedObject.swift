@@ -133,7 +133,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The context the object is registered in; nil after it was deleted and saved, or the
     /// context went away.
     ///
-    /// Held through the context's ``ContextLink`` (see there), not as a `weak` reference: a weak
+    /// Held through the context's `ContextLink` (see there), not as a `weak` reference: a weak
     /// load and release of the context cost about 130 instructions, and the setters check
     /// that the object is in a context on every call (docs/benchmarks.md, W1).
     final public internal(set) var managedObjectContext: ManagedObjectContext? {
