@@ -20,6 +20,11 @@ public final class ModelBackingData {
 
     /// The managed object the values live in, once the object was inserted or fetched.
     @exclusivity(unchecked) public private(set) var managedObject: ManagedObject?
+    /// ``managedObject`` again, unretained, for the attribute readers: read through
+    /// `_withUnsafeGuaranteedRef`, it costs no retain and release per read. It is set only
+    /// together with ``managedObject`` (in `attach`), which holds the object for as long as
+    /// this backing data lives, so it never outlives the object.
+    @exclusivity(unchecked) @usableFromInline private(set) var unretainedObject: Unmanaged<ManagedObject>?
     /// The managed object's context, held strongly: a model object keeps its context alive
     /// while the application holds it (a managed object holds its context weakly).
     @exclusivity(unchecked) private var context: ManagedObjectContext?
@@ -69,14 +74,18 @@ public final class ModelBackingData {
 
     /// The backing data of an object read from a store; `slots` are the schema's slots in the
     /// object's layout when the caller resolved them already.
-    init(schema: ModelEntitySchema, managedObject: ManagedObject, slots: [Int]? = nil) {
+    init(schema: ModelEntitySchema, managedObject: ManagedObject, slots: [Int]? = nil, context: ManagedObjectContext? = nil) {
         self.schema = schema
-        attach(managedObject, slots: slots)
+        attach(managedObject, slots: slots, context: context)
     }
 
-    private func attach(_ object: ManagedObject, slots known: [Int]? = nil) {
+    /// Makes `object` the managed object of this backing data; `context`, when given, is the
+    /// object's context (a fetch knows it: reading it from the object costs a load of its
+    /// context link).
+    private func attach(_ object: ManagedObject, slots known: [Int]? = nil, context knownContext: ManagedObjectContext? = nil) {
         managedObject = object
-        context = object.managedObjectContext
+        unretainedObject = Unmanaged.passUnretained(object)
+        context = knownContext ?? object.managedObjectContext
         slots = known ?? schema.slots(in: object.layout)
     }
 
@@ -96,20 +105,36 @@ public final class ModelBackingData {
 
     /// A non-optional attribute's value (its fallback when the object holds none). Inlinable, so
     /// the generated getters read a slot with the value type known (no generic call per read).
-    @inlinable
+    @inlinable @inline(__always)
     public func attributeValue<Value: PersistentAttributeValue>(at index: Int, as type: Value.Type) -> Value {
         optionalAttributeValue(at: index, as: Value.self) ?? Value.persistentFallbackValue
     }
 
-    /// An optional attribute's value (inlinable, as ``attributeValue(at:as:)``).
-    @inlinable
+    /// An optional attribute's value (inlinable, as ``attributeValue(at:as:)``, and inlined
+    /// into the getter: a specialised call of its own cost about 45 instructions a read).
+    ///
+    /// A filled managed object's slot is read in place, with no call and no retain of the
+    /// object (``unretainedObject``: this backing data, which the model object holds while its
+    /// getter runs, holds the managed object).
+    @inlinable @inline(__always)
     public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
-        if let object = managedObject {
-            let slot = slots[index]
-            return slot < 0 ? nil : Value(storeValue: object.attributeValue(atSlot: slot))
-        }
+        guard let object = unretainedObject else { return localAttributeValue(at: index, as: Value.self) }
+        if object._withUnsafeGuaranteedRef({ $0.isFaultForReading }) { fillManagedObject() }
+        let slot = slots[index]
+        return slot < 0 ? nil : Value(storeValue: object._withUnsafeGuaranteedRef { $0.filledSlotValue(slot) })
+    }
+
+    /// An attribute's value set before insertion (nil when unset).
+    @inlinable
+    func localAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
         guard index < local.count, case .stored(let value) = local[index] else { return nil }
         return Value(storeValue: value)
+    }
+
+    /// Fills the managed object when it is a fault (out of line: the readers call it for a
+    /// fault only).
+    @usableFromInline func fillManagedObject() {
+        managedObject?.fillForAccess()
     }
 
     /// Sets an attribute (`nil` of an optional clears it).
@@ -190,28 +215,51 @@ public final class ModelBackingData {
 
     /// The model instance of a managed object: the one that stands for it already, or a new
     /// one (nil when the object is of another entity than `Model`'s); `slots`, when given, are the
-    /// schema's slots in the object's layout.
-    static func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type, slots: [Int]? = nil) -> Model? {
+    /// schema's slots in the object's layout, and `context` the object's context.
+    static func model<Model: PersistentModel>(
+        for object: ManagedObject, as type: Model.Type, slots: [Int]? = nil, context: ManagedObjectContext? = nil
+    ) -> Model? {
         if let existing = object.modelInstance { return existing as? Model }
         let schema = Model.persistentEntitySchema
         guard object.layout.entityName == schema.entityName else { return nil }
-        let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots))
+        return newModel(for: object, as: Model.self, schema: schema, slots: slots, context: context)
+    }
+
+    /// A new model instance for `object`, an object of `schema`'s entity with no model
+    /// instance yet, made its model instance.
+    private static func newModel<Model: PersistentModel>(
+        for object: ManagedObject, as type: Model.Type, schema: ModelEntitySchema, slots: [Int]?, context: ManagedObjectContext?
+    ) -> Model {
+        let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots, context: context))
         object.modelInstance = model
         return model
     }
 
-    /// The model instances of fetched objects, in order (objects of another entity than
-    /// `Model`'s are left out): ``model(for:as:slots:)`` for each, with the slot table resolved
-    /// once per layout rather than once per object.
-    static func models<Model: PersistentModel>(for objects: [ManagedObject], as type: Model.Type) -> [Model] {
+    /// The model instances of objects fetched in `context`, in order (objects of another entity
+    /// than `Model`'s are left out): ``model(for:as:slots:context:)`` for each, with the slot
+    /// table resolved once per layout rather than once per object.
+    static func models<Model: PersistentModel>(
+        for objects: [ManagedObject], as type: Model.Type, in context: ManagedObjectContext
+    ) -> [Model] {
         let schema = Model.persistentEntitySchema
         var models: [Model] = []
         models.reserveCapacity(objects.count)
-        var resolved: (layout: EntityLayout, slots: [Int])?
+        // Per layout (a fetch's objects almost always share one): its slots, and whether it is
+        // the layout of `Model`'s entity.
+        var layout: EntityLayout?
+        var slots: [Int] = []
+        var isModelEntity = false
         for object in objects {
-            let layout = object.layout
-            if resolved?.layout !== layout { resolved = (layout, schema.slots(in: layout)) }
-            if let model = model(for: object, as: Model.self, slots: resolved?.slots) { models.append(model) }
+            if object.layout !== layout {
+                layout = object.layout
+                slots = schema.slots(in: object.layout)
+                isModelEntity = object.layout.entityName == schema.entityName
+            }
+            if let existing = object.modelInstance {
+                if let model = existing as? Model { models.append(model) }
+            } else if isModelEntity {
+                models.append(newModel(for: object, as: Model.self, schema: schema, slots: slots, context: context))
+            }
         }
         return models
     }

@@ -78,7 +78,8 @@ public final class ModelContext {
     /// the descriptor says otherwise. Each is the model instance already standing for its
     /// object when there is one.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        ModelBackingData.models(for: try managedObjectContext.fetch(descriptor.fetchRequest()), as: T.self)
+        ModelBackingData.models(
+            for: try managedObjectContext.fetch(descriptor.fetchRequest()), as: T.self, in: managedObjectContext)
     }
 
     /// How many objects a descriptor matches. On a ``DataStore`` the store's own

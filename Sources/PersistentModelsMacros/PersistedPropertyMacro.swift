@@ -72,6 +72,10 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // `@Observable` class's are, with the property's key path made once per class (a key
         // path literal in the accessor would be instantiated on every read).
         let keyPath = "\(className(in: context))._$keyPath_\(property.name)"
+        // A read borrows the backing data when the object has one (every object but a new one
+        // none of whose properties was set): `_$backingData` makes and stores one, and the
+        // reference it returns is retained and released around every read.
+        func read(_ data: String) -> String { data + get.dropFirst("_$backingData".count) }
         return [
             """
             @storageRestrictions(accesses: _$backingDataStorage, initializes: \(raw: marker))
@@ -83,6 +87,7 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             get {
                 _$observationRegistrar.access(self, keyPath: \(raw: keyPath))
+                if let data = _$backingDataStorage { return \(raw: read("data")) }
                 return \(raw: get)
             }
             """,

@@ -52,11 +52,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The flags (``isFault``, ``isInserted``, ``isDeleted``, ``fillsFromCommitted``,
     /// ``holdsRow``) in the low byte and the ``registrationOrder`` above them: one word of the
     /// object where five `Bool`s and an `Int` took two.
-    final var flagsAndOrder: UInt64
+    @usableFromInline final var flagsAndOrder: UInt64
     /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
     /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
     /// shared copy-on-write with the row cache and the committed snapshot.
-    final var values: [StoreValue]
+    @usableFromInline final var values: [StoreValue]
     /// The value slots the store last had (the committed snapshot's, for
     /// `committedValues(forKeys:)`, rollback and merges); nil when there is no snapshot (an
     /// unsaved insert, a fault never filled). Usually the same buffer as ``values``.
@@ -70,8 +70,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     #else
     /// The link of the context the object is registered in (see ``managedObjectContext``).
     @exclusivity(unchecked) final var contextLink: ContextLink?
-    @exclusivity(unchecked) final var flagsAndOrder: UInt64
-    @exclusivity(unchecked) final var values: [StoreValue]
+    @exclusivity(unchecked) @usableFromInline final var flagsAndOrder: UInt64
+    @exclusivity(unchecked) @usableFromInline final var values: [StoreValue]
     @exclusivity(unchecked) final var committedValues: [StoreValue]?
     @exclusivity(unchecked) final var version: Int64 = 0
     @exclusivity(unchecked) private final var extras: ManagedObjectExtras?
@@ -80,7 +80,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     // The flags and the registration order share ``flagsAndOrder`` (bytes per object: with
     // the `@Model` instance's reference the object was 112 bytes, a 128-byte heap block in
     // glibc; 104 bytes fit a 112-byte block).
-    private static var faultFlag: UInt64 { 1 << 0 }
+    // Inlinable: the typed attribute read (`attributeValue(atSlot:)`) tests it in the caller.
+    @inlinable static var faultFlag: UInt64 { 1 << 0 }
     private static var insertedFlag: UInt64 { 1 << 1 }
     private static var deletedFlag: UInt64 { 1 << 2 }
     private static var fillsFromCommittedFlag: UInt64 { 1 << 3 }
@@ -727,6 +728,24 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     @usableFromInline package final func attributeValue(atSlot slot: Int) -> StoreValue {
         willAccessValues()
         return slotValue(slot)
+    }
+
+    /// Whether the object is a fault, for the inlinable readers of `@Model` classes: they read
+    /// a filled object's slot in place (``filledSlotValue(_:)``) and call out only to fill a
+    /// fault. A call into this module per read, and the retain and release of the object the
+    /// call needs, made a typed read cost more than ``value(forKey:)`` with its name lookup.
+    @inlinable package final var isFaultForReading: Bool { flagsAndOrder & Self.faultFlag != 0 }
+
+    /// The value in a value slot of an object that is not a fault (`.null` for an empty slot):
+    /// ``slotValue(_:)``, inlinable for the readers of `@Model` classes.
+    @inlinable @inline(__always) package final func filledSlotValue(_ slot: Int) -> StoreValue {
+        slot < values.count ? values[slot] : .null
+    }
+
+    /// Fills a fault for an access (``willAccessValues()``): the inlinable readers call it, out
+    /// of line, for a fault only.
+    @usableFromInline package final func fillForAccess() {
+        willAccessValues()
     }
 
     /// Sets an attribute slot of the object's compiled layout: ``setValue(_:forKey:)`` without
