@@ -119,9 +119,21 @@ public final class ModelBackingData {
     @inlinable @inline(__always)
     public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
         guard let object = unretainedObject else { return localAttributeValue(at: index, as: Value.self) }
-        if object._withUnsafeGuaranteedRef({ $0.isFaultForReading }) { fillManagedObject() }
+        // A fault returns through a call of its own, so the filled object's path makes no call
+        // (one on it would make the caller retain and release this backing data around it).
+        if object._withUnsafeGuaranteedRef({ $0.isFaultForReading }) { return faultAttributeValue(at: index, as: Value.self) }
         let slot = slots[index]
         return slot < 0 ? nil : Value(storeValue: object._withUnsafeGuaranteedRef { $0.filledSlotValue(slot) })
+    }
+
+    /// An attribute's value when the managed object is a fault: filled first, then read
+    /// (specialised for the type, not inlined: the first read of each fetched object only).
+    @inlinable @inline(never)
+    func faultAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
+        fillManagedObject()
+        guard let object = managedObject else { return nil }
+        let slot = slots[index]
+        return slot < 0 ? nil : Value(storeValue: object.filledSlotValue(slot))
     }
 
     /// An attribute's value set before insertion (nil when unset).
