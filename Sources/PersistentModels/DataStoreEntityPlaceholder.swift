@@ -10,4 +10,8 @@ final class DataStoreEntityPlaceholder: PersistentModel {
     let persistentBackingData: ModelBackingData
 
     init(backingData: ModelBackingData) { persistentBackingData = backingData }
+
+    private var link = _ModelInstanceLink()
+
+    func _persistentLink(to object: ManagedObject) { link.attach(object, instance: self) }
 }

@@ -5,9 +5,10 @@
 /// attributes and to-ones; to-manys go through the relationship by name, as the object keeps
 /// them).
 ///
-/// The managed object holds its model instance weakly (`ManagedObject`'s `modelInstance`),
-/// so a fetch returns the same instance while the application holds it, and a model instance
-/// let go is made again, from the same object, on the next fetch. Setters cannot throw (they
+/// The managed object refers to its model instance without holding it (the instance's
+/// `_ModelInstanceLink` clears the reference as the instance is freed), so a fetch returns the
+/// same instance while the application holds it, and a model instance let go is made again,
+/// from the same object, on the next fetch. Setters cannot throw (they
 /// are property setters): a value the attribute cannot hold, or a relationship to an object of
 /// another context, is kept by the context and thrown by its next save, as with `Field`.
 public final class ModelBackingData {
@@ -243,7 +244,7 @@ public final class ModelBackingData {
         for object: ManagedObject, as type: Model.Type, schema: ModelEntitySchema, slots: [Int]?, context: ManagedObjectContext?
     ) -> Model {
         let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots, context: context))
-        object.modelInstance = model
+        model._persistentLink(to: object)
         return model
     }
 
@@ -310,7 +311,7 @@ public final class ModelBackingData {
         let values = backing.local
         backing.local = []
         backing.attach(object)
-        object.modelInstance = model
+        model._persistentLink(to: object)
         // A value that cannot be set fails the next save (the object is inserted, with the
         // values that could be set, so the caller can correct it or roll back).
         for index in values.indices {

@@ -15,6 +15,12 @@ public protocol PersistentModel: AnyObject, Hashable, SendableMetatype {
     var persistentBackingData: ModelBackingData { get }
     /// An instance standing for an object read from a store.
     init(backingData: ModelBackingData)
+    /// Makes this instance the one standing for `object` (contexts call it when they insert
+    /// the instance or make it for a fetched object). `@Model` implements it with the
+    /// instance's ``_ModelInstanceLink``, which a conformance written by hand declares as a
+    /// stored property and attaches here; one that does nothing is safe, but then every fetch
+    /// makes a new instance for the object.
+    func _persistentLink(to object: ManagedObject)
 }
 
 extension PersistentModel {

@@ -20,7 +20,8 @@
 /// ```
 @attached(
     member, names: named(_$backingData), named(_$backingDataStorage), named(_$observationRegistrar), named(persistentBackingData),
-    named(persistentEntitySchema), named(init(backingData:)), named(persistentPropertyName(for:)))
+    named(persistentEntitySchema), named(init(backingData:)), named(persistentPropertyName(for:)), named(_$instanceLink),
+    named(_persistentLink(to:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "PersistentModelsMacros", type: "ModelMacro")

@@ -59,6 +59,16 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """
             private let _$observationRegistrar = Observation.ObservationRegistrar()
             """,
+            // The managed object's reference to this instance, cleared as the instance is freed.
+            """
+            private var _$instanceLink = PersistentModels._ModelInstanceLink()
+            """,
+            """
+            /// Makes this instance the one standing for a managed object (used by contexts, not by applications).
+            \(raw: access)func _persistentLink(to object: PersistentModels.ManagedObject) {
+                _$instanceLink.attach(object, instance: self)
+            }
+            """,
             """
             /// The object's backing data: its values before it is inserted, its managed object after.
             \(raw: access)var persistentBackingData: PersistentModels.ModelBackingData { _$backingData }

@@ -58,6 +58,39 @@ import Testing
         }
     }
 
+    /// The managed object refers to its model instance without holding it: an instance let go
+    /// is freed (its link clears the object's reference), and the next fetch makes a new one
+    /// that reads the same values and stands for the object from then on.
+    @Test func anInstanceLetGoIsFreedAndTheNextFetchMakesAnother() throws {
+        let container = try ModelContainer(
+            for: Trip.self, Accommodation.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        weak var inserted: Trip?
+        do {
+            let trip = Trip(name: "Oslo", destination: "Norway", start: Date(timeIntervalSince1970: 0))
+            inserted = trip
+            context.insert(trip)
+            try context.save()
+        }
+        #expect(inserted == nil, "the inserted instance outlived the last reference to it")
+        weak var fetched: Trip?
+        do {
+            let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+            fetched = trip
+            #expect(trip.name == "Oslo")
+            #expect(try context.fetch(FetchDescriptor<Trip>()).first === trip)
+            let registered: Trip? = context.registeredModel(for: trip.persistentModelID)
+            #expect(registered === trip)
+        }
+        #expect(fetched == nil, "the fetched instance outlived the last reference to it")
+        let again = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+        #expect(again.name == "Oslo")
+        again.name = "Bergen"
+        #expect(try context.fetch(FetchDescriptor<Trip>()).first === again)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Trip>()).map(\.name) == ["Bergen"])
+    }
+
     @Test func aToOneSetBeforeInsertionSetsTheToManyInverse() throws {
         let container = try ModelContainer(
             for: Accommodation.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
