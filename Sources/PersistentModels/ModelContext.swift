@@ -76,7 +76,9 @@ public final class ModelContext {
 
     /// The objects a descriptor matches, with the context's unsaved changes counted unless
     /// the descriptor says otherwise. Each is the model instance already standing for its
-    /// object when there is one.
+    /// object when there is one. (Inlinable: the loop making the instances is specialised for
+    /// the model class.)
+    @inlinable
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         ModelBackingData.models(
             for: try managedObjectContext.fetch(descriptor.fetchRequest()), as: T.self, in: managedObjectContext)

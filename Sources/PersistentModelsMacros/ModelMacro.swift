@@ -60,8 +60,10 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             private let _$observationRegistrar = Observation.ObservationRegistrar()
             """,
             // The managed object's reference to this instance, cleared as the instance is freed.
+            // Set by the contexts only (no accessor hands out an inout reference to it): no
+            // runtime exclusivity check.
             """
-            private var _$instanceLink = PersistentModels._ModelInstanceLink()
+            @exclusivity(unchecked) private var _$instanceLink = PersistentModels._ModelInstanceLink()
             """,
             """
             /// Makes this instance the one standing for a managed object (used by contexts, not by applications).

@@ -531,9 +531,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     package final func deferringErrors(_ body: () throws -> Void) {
         do {
             try body()
-        } catch let error as StoreError {
-            managedObjectContext?.deferredErrors.append(error)
         } catch {
+            deferError(error)
+        }
+    }
+
+    /// Keeps `error` in the object's context for its next save (what ``deferringErrors(_:)``
+    /// does with the error its body throws), for callers that catch it themselves.
+    package final func deferError(_ error: any Error) {
+        if let error = error as? StoreError {
+            managedObjectContext?.deferredErrors.append(error)
+        } else {
             managedObjectContext?.deferredErrors.append(StoreError(.managedObjectValidation, "\(error)", objectIDs: [objectID]))
         }
     }
@@ -723,7 +731,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// dangle. (Code in a model class's own `deinit` that fetched the object being freed would
     /// find the instance still linked; retaining an object past its `deinit` traps in the
     /// Swift runtime, as it does for any class.)
-    package final var modelInstance: AnyObject? { heldModelInstance?.takeUnretainedValue() }
+    @usableFromInline package final var modelInstance: AnyObject? { heldModelInstance?.takeUnretainedValue() }
 
     /// Makes `instance` this object's model instance (called by the instance's link only; see
     /// ``modelInstance``).
