@@ -13,5 +13,7 @@ final class DataStoreEntityPlaceholder: PersistentModel {
 
     private var link = _ModelInstanceLink()
 
-    func _persistentLink(to object: ManagedObject) { link.attach(object, instance: self) }
+    func _persistentLink(to object: ManagedObject, slots: [Int], context: ManagedObjectContext?) {
+        link.attach(object, slots: slots, context: context, instance: self)
+    }
 }

@@ -73,6 +73,20 @@ public final class ModelBackingData {
         return data
     }
 
+    /// The backing data in `storage`, made and kept there when there is none yet: attached to
+    /// the managed object `link` links the instance to (an instance made for a fetched object
+    /// has no backing data until something needs one), else a new object's. The generated
+    /// `_$backingData` calls it.
+    @inlinable
+    public static func made<Model: PersistentModel>(
+        in storage: inout ModelBackingData?, linkedBy link: borrowing _ModelInstanceLink, for type: Model.Type
+    ) -> ModelBackingData {
+        if let data = storage { return data }
+        let data = link.backingData(of: Model.persistentEntitySchema) ?? ModelBackingData(for: type)
+        storage = data
+        return data
+    }
+
     /// The backing data of an object read from a store; `slots` are the schema's slots in the
     /// object's layout when the caller resolved them already.
     init(schema: ModelEntitySchema, managedObject: ManagedObject, slots: [Int]? = nil, context: ManagedObjectContext? = nil) {
@@ -239,13 +253,12 @@ public final class ModelBackingData {
     }
 
     /// A new model instance for `object`, an object of `schema`'s entity with no model
-    /// instance yet, made its model instance.
-    @usableFromInline static func newModel<Model: PersistentModel>(
+    /// instance yet, made its model instance (inlinable: specialised for the class, the
+    /// initialiser is called directly rather than through the protocol's witness).
+    @inlinable static func newModel<Model: PersistentModel>(
         for object: ManagedObject, as type: Model.Type, schema: ModelEntitySchema, slots: [Int]?, context: ManagedObjectContext?
     ) -> Model {
-        let model = Model(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots, context: context))
-        model._persistentLink(to: object)
-        return model
+        Model(_persistentObject: object, schema: schema, slots: slots ?? schema.slots(in: object.layout), context: context ?? object.managedObjectContext)
     }
 
     /// The model instances of objects fetched in `context`, in order (objects of another entity
@@ -314,7 +327,8 @@ public final class ModelBackingData {
         let values = backing.local
         backing.local = []
         backing.attach(object, context: context)
-        model._persistentLink(to: object)
+        // The backing data holds the context already: the link need not.
+        model._persistentLink(to: object, slots: backing.slots, context: nil)
         // A value that cannot be set fails the next save (the object is inserted, with the
         // values that could be set, so the caller can correct it or roll back).
         for index in values.indices {

@@ -15,15 +15,26 @@ public protocol PersistentModel: AnyObject, Hashable, SendableMetatype {
     var persistentBackingData: ModelBackingData { get }
     /// An instance standing for an object read from a store.
     init(backingData: ModelBackingData)
-    /// Makes this instance the one standing for `object` (contexts call it when they insert
-    /// the instance or make it for a fetched object). `@Model` implements it with the
-    /// instance's ``_ModelInstanceLink``, which a conformance written by hand declares as a
-    /// stored property and attaches here; one that does nothing is safe, but then every fetch
-    /// makes a new instance for the object.
-    func _persistentLink(to object: ManagedObject)
+    /// Makes this instance the one standing for `object`, whose layout has `slots` for the
+    /// class's properties and whose context is `context` (a context calls it when it inserts
+    /// the instance). `@Model` implements it with the instance's ``_ModelInstanceLink``, which
+    /// a conformance written by hand declares as a stored property and attaches here; one that
+    /// does nothing is safe, but then every fetch makes a new instance for the object.
+    func _persistentLink(to object: ManagedObject, slots: [Int], context: ManagedObjectContext?)
+    /// An instance standing for a fetched object, linked to it (see
+    /// ``_persistentLink(to:slots:context:)``) and with no backing data until one is needed.
+    /// `@Model` implements it; the default makes a backing data and links the instance.
+    init(_persistentObject object: ManagedObject, schema: ModelEntitySchema, slots: [Int], context: ManagedObjectContext?)
 }
 
 extension PersistentModel {
+    /// An instance standing for a fetched object: made with a backing data attached to it
+    /// (``init(backingData:)``), then linked to it.
+    public init(_persistentObject object: ManagedObject, schema: ModelEntitySchema, slots: [Int], context: ManagedObjectContext?) {
+        self.init(backingData: ModelBackingData(schema: schema, managedObject: object, slots: slots, context: context))
+        _persistentLink(to: object, slots: slots, context: context)
+    }
+
     /// Identity: a model object equals only itself.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
 

@@ -21,7 +21,7 @@
 @attached(
     member, names: named(_$backingData), named(_$backingDataStorage), named(_$observationRegistrar), named(persistentBackingData),
     named(persistentEntitySchema), named(init(backingData:)), named(persistentPropertyName(for:)), named(_$instanceLink),
-    named(_persistentLink(to:)))
+    named(_persistentLink(to:slots:context:)), named(init(_persistentObject:schema:slots:context:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "PersistentModelsMacros", type: "ModelMacro")

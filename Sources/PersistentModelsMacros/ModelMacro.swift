@@ -53,7 +53,7 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             private var _$backingData: PersistentModels.ModelBackingData {
-                PersistentModels.ModelBackingData.made(in: &_$backingDataStorage, for: \(raw: className).self)
+                PersistentModels.ModelBackingData.made(in: &_$backingDataStorage, linkedBy: _$instanceLink, for: \(raw: className).self)
             }
             """,
             """
@@ -67,8 +67,23 @@ struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             /// Makes this instance the one standing for a managed object (used by contexts, not by applications).
-            \(raw: access)func _persistentLink(to object: PersistentModels.ManagedObject) {
-                _$instanceLink.attach(object, instance: self)
+            \(raw: access)func _persistentLink(
+                to object: PersistentModels.ManagedObject, slots: [Int], context: PersistentModels.ManagedObjectContext?
+            ) {
+                _$instanceLink.attach(object, slots: slots, context: context, instance: self)
+            }
+            """,
+            """
+            /// An instance standing for a fetched object, with no backing data until one is needed (used by contexts, not by applications).
+            \(raw: access)required init(
+                _persistentObject object: PersistentModels.ManagedObject, schema: PersistentModels.ModelEntitySchema, slots: [Int],
+                context: PersistentModels.ManagedObjectContext?
+            ) {
+                \(raw: markers)
+                // A property's initial value, written as the instance was initialised, went to a
+                // backing data of a new object: the values are the object's.
+                self._$backingDataStorage = nil
+                self._$instanceLink.attach(object, slots: slots, context: context, instance: self)
             }
             """,
             """

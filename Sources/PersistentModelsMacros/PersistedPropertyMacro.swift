@@ -76,6 +76,12 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // none of whose properties was set): `_$backingData` makes and stores one, and the
         // reference it returns is retained and released around every read.
         func read(_ data: String) -> String { data + get.dropFirst("_$backingData".count) }
+        // An attribute of an instance linked to a managed object (every fetched one, which has no
+        // backing data until something else needs one) is read through the link.
+        var linkedRead = ""
+        if case .attribute = property.kind {
+            linkedRead = "if _$instanceLink.isLinked { return \(read("_$instanceLink")) }\n"
+        }
         return [
             """
             @storageRestrictions(accesses: _$backingDataStorage, initializes: \(raw: marker))
@@ -87,7 +93,7 @@ struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             get {
                 _$observationRegistrar.access(self, keyPath: \(raw: keyPath))
-                if let data = _$backingDataStorage { return \(raw: read("data")) }
+                \(raw: linkedRead)if let data = _$backingDataStorage { return \(raw: read("data")) }
                 return \(raw: get)
             }
             """,
