@@ -129,7 +129,7 @@ public final class ModelBackingData {
     /// into the getter: a specialised call of its own cost about 45 instructions a read).
     ///
     /// A filled managed object's slot is read in place, with no call and no retain of the
-    /// object (``unretainedObject``: this backing data, which the model object holds while its
+    /// object (`unretainedObject`: this backing data, which the model object holds while its
     /// getter runs, holds the managed object).
     @inlinable @inline(__always)
     public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
