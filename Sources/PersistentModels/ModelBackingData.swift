@@ -21,11 +21,6 @@ public final class ModelBackingData {
 
     /// The managed object the values live in, once the object was inserted or fetched.
     @exclusivity(unchecked) public private(set) var managedObject: ManagedObject?
-    /// ``managedObject`` again, unretained, for the attribute readers: read through
-    /// `_withUnsafeGuaranteedRef`, it costs no retain and release per read. It is set only
-    /// together with ``managedObject`` (in `attach`), which holds the object for as long as
-    /// this backing data lives, so it never outlives the object.
-    @exclusivity(unchecked) @usableFromInline private(set) var unretainedObject: Unmanaged<ManagedObject>?
     /// The managed object's context, held strongly: a model object keeps its context alive
     /// while the application holds it (a managed object holds its context weakly).
     @exclusivity(unchecked) private var context: ManagedObjectContext?
@@ -99,7 +94,6 @@ public final class ModelBackingData {
     /// context link).
     private func attach(_ object: ManagedObject, slots known: [Int]? = nil, context knownContext: ManagedObjectContext? = nil) {
         managedObject = object
-        unretainedObject = Unmanaged.passUnretained(object)
         context = knownContext ?? object.managedObjectContext
         slots = known ?? schema.slots(in: object.layout)
     }
@@ -125,30 +119,19 @@ public final class ModelBackingData {
         optionalAttributeValue(at: index, as: Value.self) ?? Value.persistentFallbackValue
     }
 
-    /// An optional attribute's value (inlinable, as ``attributeValue(at:as:)``, and inlined
-    /// into the getter: a specialised call of its own cost about 45 instructions a read).
+    /// An optional attribute's value (inlinable, as ``attributeValue(at:as:)``).
     ///
-    /// A filled managed object's slot is read in place, with no call and no retain of the
-    /// object (`unretainedObject`: this backing data, which the model object holds while its
-    /// getter runs, holds the managed object).
+    /// The getters `@Model` generates read an attached object's attributes through the
+    /// instance's ``_ModelInstanceLink`` (in place, with no call or retain per read); they come
+    /// here for a new object's values before insertion, as does code that reads through
+    /// `persistentBackingData`.
     @inlinable @inline(__always)
     public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
-        guard let object = unretainedObject else { return localAttributeValue(at: index, as: Value.self) }
-        // A fault returns through a call of its own, so the filled object's path makes no call
-        // (one on it would make the caller retain and release this backing data around it).
-        if object._withUnsafeGuaranteedRef({ $0.isFaultForReading }) { return faultAttributeValue(at: index, as: Value.self) }
-        let slot = slots[index]
-        return slot < 0 ? nil : Value(storeValue: object._withUnsafeGuaranteedRef { $0.filledSlotValue(slot) })
-    }
-
-    /// An attribute's value when the managed object is a fault: filled first, then read
-    /// (specialised for the type, not inlined: the first read of each fetched object only).
-    @inlinable @inline(never)
-    func faultAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
-        fillManagedObject()
-        guard let object = managedObject else { return nil }
-        let slot = slots[index]
-        return slot < 0 ? nil : Value(storeValue: object.filledSlotValue(slot))
+        if let object = managedObject {
+            let slot = slots[index]
+            return slot < 0 ? nil : Value(storeValue: object.attributeValue(atSlot: slot))
+        }
+        return localAttributeValue(at: index, as: Value.self)
     }
 
     /// An attribute's value set before insertion (nil when unset).
@@ -156,12 +139,6 @@ public final class ModelBackingData {
     func localAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
         guard index < local.count, case .stored(let value) = local[index] else { return nil }
         return Value(storeValue: value)
-    }
-
-    /// Fills the managed object when it is a fault (out of line: the readers call it for a
-    /// fault only).
-    @usableFromInline func fillManagedObject() {
-        managedObject?.fillForAccess()
     }
 
     /// Sets an attribute (`nil` of an optional clears it).

@@ -25,8 +25,10 @@ import StoreCore
 public struct _ModelInstanceLink: ~Copyable {
     /// The managed object (nil until the instance is inserted or made for a fetched object).
     @usableFromInline private(set) var object: ManagedObject?
-    /// ``object`` again, unretained, for the inlinable readers: set only with it, which holds
-    /// the object for as long as this link lives (see `ModelBackingData.unretainedObject`).
+    /// ``object`` again, unretained, for the inlinable readers: read through
+    /// `_withUnsafeGuaranteedRef`, it costs no retain and release per read. It is set only
+    /// together with ``object``, which holds the object for as long as this link lives, and
+    /// the instance holding the link is alive while its getter runs.
     @usableFromInline private(set) var unretainedObject: Unmanaged<ManagedObject>?
     /// For each property index, its slot in the object's layout (-1: not in the layout).
     @usableFromInline private(set) var slots: [Int] = []
