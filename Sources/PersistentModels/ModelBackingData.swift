@@ -122,7 +122,7 @@ public final class ModelBackingData {
     /// An optional attribute's value (inlinable, as ``attributeValue(at:as:)``).
     ///
     /// The getters `@Model` generates read an attached object's attributes through the
-    /// instance's ``_ModelInstanceLink`` (in place, with no call or retain per read); they come
+    /// instance's `_ModelInstanceLink` (in place, with no call or retain per read); they come
     /// here for a new object's values before insertion, as does code that reads through
     /// `persistentBackingData`.
     @inlinable @inline(__always)

@@ -17,12 +17,12 @@ public protocol PersistentModel: AnyObject, Hashable, SendableMetatype {
     init(backingData: ModelBackingData)
     /// Makes this instance the one standing for `object`, whose layout has `slots` for the
     /// class's properties and whose context is `context` (a context calls it when it inserts
-    /// the instance). `@Model` implements it with the instance's ``_ModelInstanceLink``, which
+    /// the instance). `@Model` implements it with the instance's `_ModelInstanceLink`, which
     /// a conformance written by hand declares as a stored property and attaches here; one that
     /// does nothing is safe, but then every fetch makes a new instance for the object.
     func _persistentLink(to object: ManagedObject, slots: [Int], context: ManagedObjectContext?)
     /// An instance standing for a fetched object, linked to it (see
-    /// ``_persistentLink(to:slots:context:)``) and with no backing data until one is needed.
+    /// `_persistentLink(to:slots:context:)`) and with no backing data until one is needed.
     /// `@Model` implements it; the default makes a backing data and links the instance.
     init(_persistentObject object: ManagedObject, schema: ModelEntitySchema, slots: [Int], context: ManagedObjectContext?)
 }
