@@ -35,7 +35,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let object = objects[position]
         if let model = ModelBackingData.model(for: object, as: Element.self) { return model }
         // Unreachable: `init` keeps only the objects of `Element`'s entity whose model instance,
-        // if any, is an `Element`, and for those `model(for:as:slots:)` returns that instance or a new one.
+        // if any, is an `Element`, and for those `model(for:as:)` returns that instance or a new one.
         preconditionFailure("\(object.objectID) is not an object of \(Element.persistentEntitySchema.className)")
     }
 }

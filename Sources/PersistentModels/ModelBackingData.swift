@@ -218,15 +218,12 @@ public final class ModelBackingData {
     // MARK: Objects and model instances
 
     /// The model instance of a managed object: the one that stands for it already, or a new
-    /// one (nil when the object is of another entity than `Model`'s); `slots`, when given, are the
-    /// schema's slots in the object's layout, and `context` the object's context.
-    static func model<Model: PersistentModel>(
-        for object: ManagedObject, as type: Model.Type, slots: [Int]? = nil, context: ManagedObjectContext? = nil
-    ) -> Model? {
+    /// one (nil when the object is of another entity than `Model`'s).
+    static func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type) -> Model? {
         if let existing = object.modelInstance { return existing as? Model }
         let schema = Model.persistentEntitySchema
         guard object.layout.entityName == schema.entityName else { return nil }
-        return newModel(for: object, as: Model.self, schema: schema, slots: slots, context: context)
+        return newModel(for: object, as: Model.self, schema: schema, slots: nil, context: nil)
     }
 
     /// A new model instance for `object`, an object of `schema`'s entity with no model
@@ -239,7 +236,7 @@ public final class ModelBackingData {
     }
 
     /// The model instances of objects fetched in `context`, in order (objects of another entity
-    /// than `Model`'s are left out): ``model(for:as:slots:context:)`` for each, with the slot
+    /// than `Model`'s are left out): ``model(for:as:)`` for each, with the slot
     /// table resolved once per layout rather than once per object. Inlinable, so the loop is
     /// specialised for the model class where `ModelContext.fetch(_:)` is called (unspecialised,
     /// its `append` alone cost 75 instructions per object).
@@ -313,10 +310,12 @@ public final class ModelBackingData {
             case .unset:
                 // Most properties of a new object are set; an unset one costs nothing.
                 continue
-            case .stored(let value) where backing.slots[index] >= 0:
+            case .stored(let value):
                 // The common case, without a closure per value (about 150 instructions).
+                let slot = backing.slots[index]
                 do {
-                    try object.setValue(value, atAttributeSlot: backing.slots[index])
+                    guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }
+                    try object.setValue(value, atAttributeSlot: slot)
                 } catch {
                     object.deferError(error)
                 }
@@ -326,12 +325,8 @@ public final class ModelBackingData {
             }
             object.deferringErrors {
                 switch values[index] {
-                case .unset:
-                    break
-                case .stored(let value):
-                    let slot = backing.slots[index]
-                    guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }
-                    try object.setValue(value, atAttributeSlot: slot)
+                case .unset, .stored:
+                    break  // handled above
                 case .encoded(_, let encoded):
                     let slot = backing.slots[index]
                     guard slot >= 0 else { throw backing.missingProperty(at: index, of: object) }

@@ -80,9 +80,9 @@ public struct _ModelInstanceLink: ~Copyable {
     @inlinable @inline(__always)
     public func optionalAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
         guard let object = unretainedObject else { return nil }
-        if object._withUnsafeGuaranteedRef({ $0.isFaultForReading }) { return faultAttributeValue(at: index, as: Value.self) }
+        if object._withUnsafeGuaranteedRef({ $0.isFault }) { return faultAttributeValue(at: index, as: Value.self) }
         let slot = slots[index]
-        return slot < 0 ? nil : Value(storeValue: object._withUnsafeGuaranteedRef { $0.filledSlotValue(slot) })
+        return slot < 0 ? nil : Value(storeValue: object._withUnsafeGuaranteedRef { $0.slotValue(slot) })
     }
 
     /// An attribute's value when the object is a fault: filled first, then read (specialised,
@@ -90,9 +90,9 @@ public struct _ModelInstanceLink: ~Copyable {
     @inlinable @inline(never)
     func faultAttributeValue<Value: StoreValueConvertible>(at index: Int, as type: Value.Type) -> Value? {
         guard let object else { return nil }
-        object.fillForAccess()
+        object.willAccessValues()
         let slot = slots[index]
-        return slot < 0 ? nil : Value(storeValue: object.filledSlotValue(slot))
+        return slot < 0 ? nil : Value(storeValue: object.slotValue(slot))
     }
 
     deinit {

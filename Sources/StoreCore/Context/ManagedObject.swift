@@ -80,7 +80,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     // The flags and the registration order share ``flagsAndOrder`` (bytes per object: with
     // the `@Model` instance's reference the object was 112 bytes, a 128-byte heap block in
     // glibc; 104 bytes fit a 112-byte block).
-    // Inlinable: the typed attribute read (`attributeValue(atSlot:)`) tests it in the caller.
+    // Inlinable: ``isFault`` is read in place by the attribute readers of `@Model` classes.
     @inlinable static var faultFlag: UInt64 { 1 << 0 }
     private static var insertedFlag: UInt64 { 1 << 1 }
     private static var deletedFlag: UInt64 { 1 << 2 }
@@ -98,7 +98,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     /// Whether the values have not been loaded yet.
     final public internal(set) var isFault: Bool {
-        get { flag(Self.faultFlag) }
+        // Inlinable: the attribute readers of `@Model` classes test it in place and call out
+        // only to fill a fault.
+        @inlinable get { flagsAndOrder & Self.faultFlag != 0 }
         set { setFlag(Self.faultFlag, newValue) }
     }
     /// Whether the object was inserted and not saved yet.
@@ -401,7 +403,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Fires the fault if there is one; failures leave nil values (see ``fireFault()``).
-    final func willAccessValues() {
+    @usableFromInline package final func willAccessValues() {
         if isFault { try? fireFault() }
     }
 
@@ -757,24 +759,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         return slotValue(slot)
     }
 
-    /// Whether the object is a fault, for the inlinable readers of `@Model` classes: they read
-    /// a filled object's slot in place (``filledSlotValue(_:)``) and call out only to fill a
-    /// fault. A call into this module per read, and the retain and release of the object the
-    /// call needs, made a typed read cost more than ``value(forKey:)`` with its name lookup.
-    @inlinable package final var isFaultForReading: Bool { flagsAndOrder & Self.faultFlag != 0 }
-
-    /// The value in a value slot of an object that is not a fault (`.null` for an empty slot):
-    /// ``slotValue(_:)``, inlinable for the readers of `@Model` classes.
-    @inlinable @inline(__always) package final func filledSlotValue(_ slot: Int) -> StoreValue {
-        slot < values.count ? values[slot] : .null
-    }
-
-    /// Fills a fault for an access (``willAccessValues()``): the inlinable readers call it, out
-    /// of line, for a fault only.
-    @usableFromInline package final func fillForAccess() {
-        willAccessValues()
-    }
-
     /// Sets an attribute slot of the object's compiled layout: ``setValue(_:forKey:)`` without
     /// the name lookup (the same checks, the same errors).
     package final func setValue(_ value: StoreValue, atAttributeSlot slot: Int) throws {
@@ -797,9 +781,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
 
     // MARK: Slots
 
-    /// The value in a value slot (`.null` for a fault or an empty slot).
-    @inline(__always)
-    final func slotValue(_ slot: Int) -> StoreValue { slot < values.count ? values[slot] : .null }
+    /// The value in a value slot (`.null` for a fault or an empty slot). Inlinable: the
+    /// attribute readers of `@Model` classes read a filled object's slot in place (a call into
+    /// this module per read, and the retain and release of the object it needs, made a typed
+    /// read cost more than ``value(forKey:)`` with its name lookup).
+    @inlinable @inline(__always)
+    package final func slotValue(_ slot: Int) -> StoreValue { slot < values.count ? values[slot] : .null }
 
     /// Sets a value slot (an attribute, or a to-one's ID), sizing the buffer first if needed.
     final func setSlotValue(_ value: StoreValue, _ slot: Int) {
