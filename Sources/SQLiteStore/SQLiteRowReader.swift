@@ -38,6 +38,34 @@ struct SQLiteRowReader {
                 "Row \(key) of the store at \(url?.path ?? "(memory)") has entity number \(number), which is not one of the entities read",
                 fileURL: url)
         }
+        return try node(of: entity, key: key, from: statement, url: url, toOnes: &toOnes)
+    }
+
+    /// Appends the node of every row the statement has left to `nodes`; rows whose to-ones name
+    /// the same destination share its `.objectID` value.
+    ///
+    /// A plan of one entity lends it to every row: ``node(from:url:toOnes:)`` asks the plan per
+    /// row, which hands out a reference of its own, and retaining and releasing it per row
+    /// wrote a count that every thread reading the entity shares (two readers moved that cache
+    /// line between their cores twice per row; W13 in docs/benchmarks.md).
+    func appendNodes(from statement: SQLiteStatement, url: URL?, to nodes: inout [StoreNode]) throws {
+        var toOnes = SQLiteToOneValues()
+        let only = plan.onlyEntity
+        let onlyNumber = plan.onlyNumber
+        while try statement.step() {
+            if let only, Int(statement.int64(at: 1)) == onlyNumber {
+                nodes.append(try node(of: only, key: statement.int64(at: 0), from: statement, url: url, toOnes: &toOnes))
+            } else {
+                nodes.append(try node(from: statement, url: url, toOnes: &toOnes))
+            }
+        }
+    }
+
+    /// The node of the statement's current row, of `entity` (the row's entity).
+    @inline(__always)
+    private func node(
+        of entity: SQLRowPlan.Entity, key: Int64, from statement: SQLiteStatement, url: URL?, toOnes: inout SQLiteToOneValues
+    ) throws -> StoreNode {
         // The buffer is made once, every slot nil, then written through its pointer (no
         // uniqueness check per value). Every slot index of a plan was found in the plan's own
         // layout when the reader was made, so it is below `valueCount`: the writes stay inside.

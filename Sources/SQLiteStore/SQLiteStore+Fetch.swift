@@ -129,10 +129,7 @@ extension SQLiteStore {
         case .managedObjects, .dictionaries:
             guard let reader = compiled.reader else { return .nodes([]) }
             var nodes: [StoreNode] = []
-            var toOnes = SQLiteToOneValues()
-            while try statement.step() {
-                nodes.append(try reader.node(from: statement, url: url, toOnes: &toOnes))
-            }
+            try reader.appendNodes(from: statement, url: url, to: &nodes)
             if !request.relationshipKeyPathsForPrefetching.isEmpty, !nodes.isEmpty {
                 try prefetch(
                     request.relationshipKeyPathsForPrefetching, into: &nodes, entity: compiled.mapping, connection: connection,

@@ -323,11 +323,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// (``ManagedObjectContext/insert(entityName:)`` and fetches), applications do not.
     /// Subclasses that declare their own initialisers must keep this one.
     public required init(layout: EntityLayout, objectID: ObjectID) {
-        self.layout = layout
-        self.objectID = objectID
         let temporary = objectID.isTemporaryID
+        self.objectID = objectID
         self.flagsAndOrder = temporary ? 0 : Self.faultFlag
         self.values = temporary ? layout.emptyValues : []
+        // The layout's last use: the parameter is moved into the property, not copied and then
+        // released (every object of an entity shares its layout's reference count, so each
+        // retain is a write to a cache line that every reading thread also writes).
+        self.layout = layout
     }
 
     /// Creates an object of an entity description on its own (its declared properties only, no

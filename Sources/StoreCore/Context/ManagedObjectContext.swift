@@ -451,7 +451,7 @@ public final class ManagedObjectContext {
         batchRequest.includesPendingChanges = false
         batchRequest.relationshipKeyPathsForPrefetching = request.relationshipKeyPathsForPrefetching
         let group = FaultBatchGroup(request: batchRequest)
-        registered.reserveCapacity(registered.count + ids.count)
+        registered.reserveCapacity(forKeysOf: ids) { $0 }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(ids.count)
         for start in stride(from: 0, to: ids.count, by: request.fetchBatchSize) {
@@ -901,7 +901,7 @@ public final class ManagedObjectContext {
                 object.objectID = id
             }
             var rekeyed = ObjectRegistry()
-            rekeyed.reserveCapacity(registered.count)
+            rekeyed.reserveCapacity(forKeysOf: registered.values) { $0.objectID }
             var collided = false
             for object in registered.values where rekeyed.updateValue(object) != nil { collided = true }
             // A new permanent ID equal to a registered one: the object that got it wins, as it
@@ -1238,7 +1238,7 @@ public final class ManagedObjectContext {
     /// that are not filled yet stay faults that keep their node and fill from it on first access:
     /// an object never read costs no filling, and firing asks neither the store nor the lock.
     func materializeFetched(_ nodes: [StoreNode], asFaults: Bool = false) -> [ManagedObject] {
-        registered.reserveCapacity(registered.count + nodes.count)
+        registered.reserveCapacity(forKeysOf: nodes) { $0.objectID }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(nodes.count)
         // The nodes are read through a buffer pointer, whose subscript lends a node where the

@@ -746,15 +746,16 @@ public final class PersistentStoreCoordinator: Sendable {
             rememberAfterWrites(nodes, in: &state)
             return
         }
-        state.rowCache.reserveCapacity(state.rowCache.count + nodes.count)
+        state.rowCache.reserveCapacity(forKeysOf: nodes) { $0.objectID }
         // The nodes of one result usually come from one store: decide once per store in a row,
-        // telling stores apart by their interned identifier (a pointer, no text per row).
-        var lastStore: ObjectIdentifier?
+        // telling stores apart by their interned identifier's number (no text, and no reference
+        // to the name counted, per row).
+        var lastStore = -1
         var lastIsIncremental = false
         // By index: each node is copied once, into the cache (iterating would copy it first).
         for position in nodes.indices {
             let id = nodes[position].objectID
-            let store = id.internedScope.store.map { ObjectIdentifier($0) }
+            let store = id.internedScope.storeNumber
             if position == 0 || store != lastStore {
                 lastStore = store
                 lastIsIncremental = fromIncremental || state.slot(for: id.storeIdentifier)?.store is any IncrementalStore
@@ -963,7 +964,8 @@ public final class PersistentStoreCoordinator: Sendable {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
                     if outcome.versions.isEmpty { outcome.versions = saved } else { outcome.versions.merge(saved) { _, new in new } }
-                    state.rowCache.reserveCapacity(state.rowCache.count + part.insertedObjects.count + part.updatedObjects.count)
+                    state.rowCache.reserveCapacity(forKeysOf: part.insertedObjects) { $0.objectID }
+                    state.rowCache.reserveCapacity(forKeysOf: part.updatedObjects) { $0.objectID }
                     for (nodes, inserted) in [(part.insertedObjects, true), (part.updatedObjects, false)] {
                         for index in nodes.indices {
                             // One copy of the node, into the cache (iterating would make another).

@@ -52,14 +52,33 @@ final class NameTable: Sendable {
 /// (one small object per entity and per entity and store pair ever used), which makes the
 /// `unowned(unsafe)` reference in ``ObjectID`` safe.
 final class ObjectIDScope: Sendable {
+    // The names are never freed (see ``InternedName``), so the scope refers to them
+    // `unowned(unsafe)`, and what IDs ask per object (temporary or not, the entity's and the
+    // store's numbers) is kept in plain fields: reading a name through a strong reference
+    // retained and released it. Those counts are shared by every thread that reads objects of
+    // the entity, so two readers each fetching 100,000 objects moved the names' cache lines
+    // between their cores about six times per object (W13, docs/benchmarks.md).
     /// The entity name.
-    let entity: InternedName
+    unowned(unsafe) let entity: InternedName
     /// The store identifier; nil for temporary IDs.
-    let store: InternedName?
+    unowned(unsafe) let store: InternedName?
+    /// Whether IDs of this scope are temporary (``store`` is nil).
+    let isTemporary: Bool
+    /// The entity name's ``InternedName/number``.
+    let entityNumber: Int
+    /// The store identifier's ``InternedName/number``; -1 for temporary IDs.
+    let storeNumber: Int
+    /// A small number, unique to the scope in this process, in the order scopes were first made
+    /// (what ``ObjectIDTable`` keeps the rows of one entity and store together by).
+    let number: Int
 
-    private init(entity: InternedName, store: InternedName?) {
+    private init(entity: InternedName, store: InternedName?, number: Int) {
         self.entity = entity
         self.store = store
+        isTemporary = store == nil
+        entityNumber = entity.number
+        storeNumber = store?.number ?? -1
+        self.number = number
     }
 
     private static let table = Locked<[Int: ObjectIDScope]>([:])
@@ -70,7 +89,7 @@ final class ObjectIDScope: Sendable {
         let key = entity.number << 32 | (store.map { $0.number + 1 } ?? 0)
         return table.withLock { table in
             if let existing = table[key] { return existing }
-            let scope = ObjectIDScope(entity: entity, store: store)
+            let scope = ObjectIDScope(entity: entity, store: store, number: table.count)
             table[key] = scope
             return scope
         }
@@ -90,9 +109,10 @@ final class ObjectIDScope: Sendable {
 /// The store and entity parts of object IDs, interned once, for stores that make many IDs of
 /// one entity (a fetch's rows): ``objectID(_:)`` makes an ID without a table lookup.
 package struct ObjectIDPrefix: Sendable {
-    // Scopes are never freed (see ``ObjectIDScope``), so holding one strongly here costs
-    // nothing beyond the table's own reference.
-    let scope: ObjectIDScope
+    // Scopes are never freed (see ``ObjectIDScope``): the prefix refers to its scope
+    // `unowned(unsafe)`, as ``ObjectID`` does, so making an ID from it retains nothing (a strong
+    // reference was retained and released per ID made, on a count every reading thread shares).
+    unowned(unsafe) let scope: ObjectIDScope
 
     /// The prefix of permanent IDs of `entityName` in the store `storeIdentifier`.
     package init(storeIdentifier: String, entityName: String) {

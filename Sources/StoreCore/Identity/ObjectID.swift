@@ -41,7 +41,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// looking the entity name and store identifier up again (what a loader making thousands of
     /// IDs of one entity uses); nil when this ID is temporary.
     public func permanentID(withReference reference: ReferenceObject) -> ObjectID? {
-        guard scope.store != nil else { return nil }
+        guard !scope.isTemporary else { return nil }
         return ObjectID(scope: scope, reference: reference)
     }
 
@@ -94,7 +94,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The reference (permanent IDs) or the temporary UUID (`.uuid`).
     private var reference: ReferenceObject {
         if let box { return box.reference }
-        if scope.store == nil { return .uuid(UUIDGenerator.uuid(count: UInt64(bitPattern: key))) }
+        if scope.isTemporary { return .uuid(UUIDGenerator.uuid(count: UInt64(bitPattern: key))) }
         return .int(key)
     }
 
@@ -114,8 +114,15 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The interned entity and store.
     var internedScope: ObjectIDScope { scope }
 
+    /// The scope's number and the integer reference, for an ID whose reference is an integer
+    /// held in the ID (SQLite's `Z_PK`, the Binary and XML stores' numbers, a temporary ID made by
+    /// this process); nil for a boxed reference. Equal IDs have equal dense keys, and an ID with
+    /// a dense key equals only IDs with the same one (``ObjectIDTable`` places IDs by it).
+    @inline(__always)
+    var denseKey: (scope: Int, key: Int64)? { box == nil ? (scope.number, key) : nil }
+
     /// A number unique to the entity name in this process (stores key per-entity caches by it).
-    package var entityNumber: Int { scope.entity.number }
+    package var entityNumber: Int { scope.entityNumber }
 
     /// The ``entityNumber`` that IDs of `entityName` carry (the name is interned if it was not).
     package static func entityNumber(of entityName: String) -> Int { NameTable.entities.intern(entityName).number }
@@ -130,7 +137,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// reading an `.int` ``referenceObject``, without reading text.
     @inline(__always)
     package func integerKey(inStoreNumber storeNumber: Int) -> Int64? {
-        guard box == nil, let store = scope.store, store.number == storeNumber else { return nil }
+        guard box == nil, scope.storeNumber == storeNumber else { return nil }
         return key
     }
 
@@ -189,16 +196,16 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Whether the ID is temporary (the object was never saved).
-    public var isTemporaryID: Bool { scope.store == nil }
+    public var isTemporaryID: Bool { scope.isTemporary }
 
     /// The identifier of the store holding the object; nil for a temporary ID.
     public var storeIdentifier: String? { scope.store?.text }
 
     /// Whether the ID is a permanent ID of the store with this interned identifier.
-    func belongs(to storeName: InternedName) -> Bool { scope.store === storeName }
+    func belongs(to storeName: InternedName) -> Bool { scope.storeNumber == storeName.number }
 
     /// The store's reference object; nil for a temporary ID.
-    public var referenceObject: ReferenceObject? { scope.store == nil ? nil : reference }
+    public var referenceObject: ReferenceObject? { scope.isTemporary ? nil : reference }
 
     /// Core Data's URI form of the ID (see the type's documentation).
     public var uriRepresentation: URL {

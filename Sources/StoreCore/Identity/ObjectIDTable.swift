@@ -8,23 +8,45 @@ protocol ObjectIDTableElement {
 /// (``RowCache``, whose elements are rows) and a context's registered objects
 /// (``ObjectRegistry``, whose elements are the objects).
 ///
-/// An open-addressing table (linear probing, deletion by shifting back, no tombstones) rather
-/// than a `[ObjectID: Element]`, for memory: a dictionary keeps the ID twice (as its key and in
-/// the element) and at most three quarters of its buckets full, so 100,000 rows took 262,144 of
-/// its buckets (231 bytes a row; a registered object 84). Here a bucket is the element and a
-/// 4-byte tag, and the table fills to seven eighths: 131,072 buckets. The tag is the key's hash
-/// with its top bit set (0: empty), so a probe compares tags and reads an element's ID only when
-/// they match; the table's seed is random, so keys a store file chose cannot be made to
-/// collide. A copy of the value shares the buckets until one of the two changes (copy on
-/// write); the elements live in memory of the table's own (a Swift array of them cost 515
-/// instructions per fetched object more, in copies). Not thread-safe: its owner guards it (the
-/// coordinator's lock; a context is used from one isolation domain at a time).
+/// **Dense segments by primary key.** Most IDs are an entity's integer key in one store
+/// (SQLite's `Z_PK`, the atomic stores' numbers, this process's temporary IDs), and the keys of
+/// one entity and store are mostly consecutive. Such an ID goes into its scope's *segment*: an
+/// array of elements indexed by the key less the segment's first key, with a byte per slot that
+/// says whether it is occupied. Finding one is a subtraction and a bounds check; rows fetched
+/// in key order are read and written one after the other in memory, rather than at random
+/// places of a hash table (two readers of one coordinator each missed the cache on every row of
+/// the shared row cache, and held its lock the while; W13 in docs/benchmarks.md), and a slot
+/// is the element alone, with no tag and no empty seven eighths. A segment grows only while it
+/// stays dense: at most four slots per element it holds (plus a small fixed allowance), so keys
+/// a store file chose far apart cannot make a table allocate memory in proportion to them; such
+/// IDs, and IDs with a string or UUID reference, go to the hashed part. Invariant: an ID whose
+/// key lies inside its scope's segment is in the segment, never in the hashed part (a segment
+/// that grows takes in the hashed elements its new range covers).
+///
+/// **The hashed part** is an open-addressing table (linear probing, deletion by shifting back,
+/// no tombstones) rather than a `[ObjectID: Element]`, for memory: a dictionary keeps the ID
+/// twice (as its key and in the element) and at most three quarters of its buckets full. Here a
+/// bucket is the element and a 4-byte tag, and the table fills to seven eighths. The tag is the
+/// key's hash with its top bit set (0: empty), so a probe compares tags and reads an element's
+/// ID only when they match; the table's seed is random, so keys a store file chose cannot be
+/// made to collide.
+///
+/// A copy of the value shares its memory until one of the two changes (copy on write); the
+/// elements live in memory of the table's own (a Swift array of them cost 515 instructions per
+/// fetched object more, in copies). Not thread-safe: its owner guards it (the coordinator's
+/// lock; a context is used from one isolation domain at a time).
 struct ObjectIDTable<Element: ObjectIDTableElement> {
-    /// A bucket of the table (valid until the next insertion or removal).
+    /// Where an element is (valid until the next insertion or removal): a bucket of the hashed
+    /// part (0 and up), or a segment's slot (below 0, see ``segmentIndex(_:slot:)``).
     typealias Index = Int
 
-    /// The buckets (nil until the first element).
+    /// The hashed part's buckets (nil until its first element).
     private var storage: ObjectIDTableStorage<Element>?
+    /// The number of elements in the hashed part.
+    private var hashedCount = 0
+    /// The dense segments, one per scope that has one (few: a table holds the IDs of a handful
+    /// of entities).
+    private var segments: [ObjectIDTableSegment<Element>] = []
     /// The number of elements.
     private(set) var count = 0
     /// Mixed into every hash: per table, random.
@@ -36,6 +58,10 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
     /// Whether the table holds no element.
     var isEmpty: Bool { count == 0 }
 
+    /// The slots of the dense segments and the buckets of the hashed part: what the table's
+    /// memory is in proportion to.
+    var slotCount: (segments: Int, buckets: Int) { (segments.reduce(0) { $0 + $1.capacity }, storage?.buckets ?? 0) }
+
     /// The largest number of elements `buckets` buckets hold (seven eighths of them).
     private static func capacity(ofBuckets buckets: Int) -> Int { buckets - buckets / 8 }
 
@@ -46,27 +72,64 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
         UInt32(truncatingIfNeeded: id._rawHashValue(seed: seed)) | 0x8000_0000
     }
 
+    /// The index of slot `slot` of segment `segment`: negative, so it never names a bucket.
+    @inline(__always)
+    private static func segmentIndex(_ segment: Int, slot: Int) -> Index { -1 - (segment << 40 | slot) }
+
+    /// The segment and slot of a negative index.
+    @inline(__always)
+    private static func segmentAndSlot(of index: Index) -> (segment: Int, slot: Int) {
+        let bits = -1 - index
+        return (bits >> 40, bits & (1 << 40 - 1))
+    }
+
+    /// The position of the segment of scope `scope` in ``segments``, or nil.
+    @inline(__always)
+    private func segmentPosition(ofScope scope: Int) -> Int? {
+        for position in segments.indices where segments[position].scope == scope { return position }
+        return nil
+    }
+
     // MARK: Finding
 
-    /// The bucket holding the element of `id`, or nil.
+    /// Where the element of `id` is, or nil.
     func index(forKey id: ObjectID) -> Index? {
-        guard count > 0, let storage else { return nil }
+        guard count > 0 else { return nil }
+        if let (scope, key) = id.denseKey, let position = segmentPosition(ofScope: scope) {
+            let segment = segments[position]
+            if let slot = segment.slot(ofKey: key) {
+                return segment.isOccupied(slot) ? Self.segmentIndex(position, slot: slot) : nil
+            }
+        }
+        guard hashedCount > 0, let storage else { return nil }
         return storage.find(id, tag: tag(of: id))
     }
 
-    /// The element in a bucket ``index(forKey:)`` returned.
+    /// The element at an index ``index(forKey:)`` returned.
     subscript(index: Index) -> Element {
         get {
-            // An index comes from index(forKey:), whose bucket holds an element until the next
+            // An index comes from index(forKey:), whose place holds an element until the next
             // insertion or removal, and callers use it before either.
+            if index < 0 {
+                let (segment, slot) = Self.segmentAndSlot(of: index)
+                precondition(segment < segments.count && segments[segment].isOccupied(slot), "a table index used after the table changed")
+                return segments[segment].elements[slot]
+            }
             precondition(storage?.isOccupied(index) == true, "a table index used after the table changed")
             return storage.unsafelyUnwrapped.elements[index]
         }
         _modify {
-            precondition(storage?.isOccupied(index) == true, "a table index used after the table changed")
-            makeUnique()
             // Changed in place (the caller keeps its ID).
-            yield &storage.unsafelyUnwrapped.elements[index]
+            if index < 0 {
+                let (segment, slot) = Self.segmentAndSlot(of: index)
+                precondition(segment < segments.count && segments[segment].isOccupied(slot), "a table index used after the table changed")
+                makeSegmentUnique(segment)
+                yield &segments[segment].elements[slot]
+            } else {
+                precondition(storage?.isOccupied(index) == true, "a table index used after the table changed")
+                makeUnique()
+                yield &storage.unsafelyUnwrapped.elements[index]
+            }
         }
     }
 
@@ -75,20 +138,16 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
     subscript(id: ObjectID) -> Element? {
         get { index(forKey: id).map { self[$0] } }
         _modify {
-            let wanted = tag(of: id)
-            var found: Index?
-            if count > 0, let storage { found = storage.find(id, tag: wanted) }
+            let found = index(forKey: id)
             var element: Element?
-            if let found {
-                makeUnique()
-                element = storage.unsafelyUnwrapped.take(at: found)
-            }
+            if let found { element = take(at: found) }
             defer {
-                if let element {
-                    if let found { storage.unsafelyUnwrapped.put(element, at: found) } else { insertNew(element, tag: wanted) }
+                // Moved back out of the optional (`if let` would copy it: a retain and a release
+                // of each reference the element holds).
+                if let element = element.take() {
+                    if let found { put(element, at: found) } else { insertNew(element) }
                 } else if let found {
-                    count -= 1
-                    storage.unsafelyUnwrapped.closeHole(at: found)
+                    closeHole(at: found)
                 }
             }
             yield &element
@@ -96,22 +155,35 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
     }
 
     /// The elements, in no particular order: a snapshot (the table may change while it is
-    /// iterated; the first change then gives the table buckets of its own).
-    var values: Values { Values(storage: storage, count: count) }
+    /// iterated; the first change then gives the table memory of its own).
+    var values: Values { Values(segments: segments, storage: storage, count: count) }
 
     /// ``ObjectIDTable/values``.
     struct Values: Sequence {
+        fileprivate let segments: [ObjectIDTableSegment<Element>]
         fileprivate let storage: ObjectIDTableStorage<Element>?
         fileprivate let count: Int
 
-        func makeIterator() -> Iterator { Iterator(storage: storage) }
+        func makeIterator() -> Iterator { Iterator(segments: segments, storage: storage) }
 
-        /// The elements of the occupied buckets.
+        /// The elements of the occupied slots of each segment, then of the occupied buckets.
         struct Iterator: IteratorProtocol {
+            fileprivate let segments: [ObjectIDTableSegment<Element>]
             fileprivate let storage: ObjectIDTableStorage<Element>?
+            fileprivate var segment = 0
+            fileprivate var slot = 0
             fileprivate var bucket = 0
 
             mutating func next() -> Element? {
+                while segment < segments.count {
+                    let current = segments[segment]
+                    while slot < current.capacity {
+                        defer { slot += 1 }
+                        if current.isOccupied(slot) { return current.elements[slot] }
+                    }
+                    segment += 1
+                    slot = 0
+                }
                 guard let storage else { return nil }
                 while bucket < storage.buckets {
                     defer { bucket += 1 }
@@ -121,70 +193,223 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
             }
         }
 
-        /// The number of elements (``ObjectIDTable/count`` when the snapshot was taken).
         var underestimatedCount: Int { count }
     }
 
     // MARK: Changing
 
-    /// Makes room for `minimumCount` elements without growing again.
+    /// Makes room for `minimumCount` elements in the hashed part without growing it again (for
+    /// elements that may not have dense keys; ``reserveCapacity(forKeysOf:_:)`` places those that
+    /// do).
     mutating func reserveCapacity(_ minimumCount: Int) {
         var buckets = max(storage?.buckets ?? 0, 8)
         while Self.capacity(ofBuckets: buckets) < minimumCount { buckets *= 2 }
         if buckets != storage?.buckets { resize(to: buckets) }
     }
 
+    /// Makes room for the elements of `keys` (each element's ID given by `key`) before they are
+    /// put in one by one: a scope whose keys in the batch are dense gets a segment covering
+    /// exactly their range (and what it covered before), the other IDs room in the hashed part.
+    /// One pass over the batch, then at most one allocation per scope: a fetch of 100,000 rows
+    /// grows nothing while its rows go in.
+    mutating func reserveCapacity<Keys: Sequence>(forKeysOf keys: Keys, _ key: (Keys.Element) -> ObjectID) {
+        var batch = ReservationBatch()
+        for element in keys { batch.add(key(element)) }
+        reserve(batch)
+    }
+
+    /// ``reserveCapacity(forKeysOf:_:)`` for an array, whose elements are lent to `key` rather
+    /// than copied (a fetch's nodes: a copy retains and releases each reference of the node).
+    mutating func reserveCapacity<Key>(forKeysOf keys: [Key], _ key: (borrowing Key) -> ObjectID) {
+        var batch = ReservationBatch()
+        // Safe: the pointer is used only inside the closure, while `keys` (a constant parameter)
+        // keeps its storage alive and unchanged.
+        keys.withUnsafeBufferPointer { keys in
+            for index in keys.indices { batch.add(key(keys[index])) }
+        }
+        reserve(batch)
+    }
+
+    /// What a batch about to be put in holds: per scope, its lowest and highest key and how
+    /// many, and how many IDs have no dense key. A batch usually holds one or two scopes, so a
+    /// short array is searched.
+    private struct ReservationBatch {
+        var ranges: [(scope: Int, lowest: Int64, highest: Int64, count: Int)] = []
+        var hashed = 0
+        private var last = -1
+
+        @inline(__always)
+        mutating func add(_ id: ObjectID) {
+            guard let (scope, denseKey) = id.denseKey else {
+                hashed += 1
+                return
+            }
+            if last < 0 || ranges[last].scope != scope {
+                last = ranges.firstIndex { $0.scope == scope } ?? -1
+                if last < 0 {
+                    ranges.append((scope, denseKey, denseKey, 0))
+                    last = ranges.count - 1
+                }
+            }
+            ranges[last].lowest = min(ranges[last].lowest, denseKey)
+            ranges[last].highest = max(ranges[last].highest, denseKey)
+            ranges[last].count += 1
+        }
+    }
+
+    /// Places the segments a batch needs and reserves room in the hashed part for the rest.
+    private mutating func reserve(_ batch: ReservationBatch) {
+        var hashed = batch.hashed
+        for range in batch.ranges {
+            let position = segmentPosition(ofScope: range.scope)
+            let held = position.map { segments[$0].count } ?? 0
+            var lowest = range.lowest
+            var highest = range.highest
+            if let position {
+                lowest = min(lowest, segments[position].firstKey)
+                highest = max(highest, segments[position].firstKey + Int64(segments[position].capacity) - 1)
+            }
+            guard let slots = Self.denseSlots(from: lowest, to: highest, holding: held + range.count) else {
+                hashed += range.count
+                continue
+            }
+            if let position, segments[position].firstKey == lowest, segments[position].capacity == slots { continue }
+            placeSegment(ofScope: range.scope, at: position, firstKey: lowest, capacity: slots)
+        }
+        if hashed > 0 { reserveCapacity(hashedCount + hashed) }
+    }
+
+    /// The number of slots of a segment from key `lowest` to `highest`, when a segment that
+    /// large holding `elements` elements is dense enough (at most four slots per element, and
+    /// 64 slots whatever it holds); nil otherwise.
+    private static func denseSlots(from lowest: Int64, to highest: Int64, holding elements: Int) -> Int? {
+        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
+        guard !overflow, span >= 0, span < Int64(4 * elements + 64), span < 1 << 40 - 1 else { return nil }
+        return Int(span) + 1
+    }
+
+    /// Gives scope `scope` a segment of `capacity` slots from `firstKey` (its segment at
+    /// `position` moved into it, and the hashed elements of the scope the new range covers).
+    private mutating func placeSegment(ofScope scope: Int, at position: Int?, firstKey: Int64, capacity: Int) {
+        let segment = ObjectIDTableSegment<Element>(scope: scope, firstKey: firstKey, capacity: capacity)
+        if let position {
+            // Asked before binding the old segment (a binding is a reference more): elements of
+            // a segment no copy shares are moved, shared ones copied.
+            let unique = isKnownUniquelyReferenced(&segments[position])
+            let old = segments[position]
+            for slot in 0..<old.capacity where old.isOccupied(slot) {
+                let key = old.firstKey + Int64(slot)
+                if unique {
+                    segment.put(old.take(at: slot), atKey: key)
+                } else {
+                    segment.put(old.elements[slot], atKey: key)
+                }
+            }
+            segments[position] = segment
+        } else {
+            segments.append(segment)
+        }
+        // The invariant: no hashed element of the scope lies in the segment's range.
+        guard hashedCount > 0 else { return }
+        var covered: [(id: ObjectID, key: Int64)] = []
+        if let storage {
+            for bucket in 0..<storage.buckets where storage.tags[bucket] != 0 {
+                let id = storage.elements[bucket].tableKey
+                if let (elementScope, key) = id.denseKey, elementScope == scope, segment.slot(ofKey: key) != nil {
+                    covered.append((id, key))
+                }
+            }
+        }
+        for (id, key) in covered {
+            guard let bucket = storage?.find(id, tag: tag(of: id)) else { continue }
+            makeUnique()
+            let element = storage.unsafelyUnwrapped.take(at: bucket)
+            storage.unsafelyUnwrapped.closeHole(at: bucket)
+            hashedCount -= 1
+            segment.put(element, atKey: key)
+        }
+    }
+
     /// Puts `element` in for its ID; the element it replaced, if any.
     @discardableResult
     mutating func updateValue(_ element: consuming Element) -> Element? {
-        let id = element.tableKey
-        let wanted = tag(of: id)
-        if count > 0, let found = storage?.find(id, tag: wanted) {
-            makeUnique()
-            let earlier = storage.unsafelyUnwrapped.take(at: found)
-            storage.unsafelyUnwrapped.put(element, at: found)
+        if let found = index(forKey: element.tableKey) {
+            let earlier = take(at: found)
+            put(element, at: found)
             return earlier
         }
-        insertNew(element, tag: wanted)
+        insertNew(element)
         return nil
     }
 
-    /// Removes the element in a bucket ``index(forKey:)`` returned.
+    /// Removes the element at an index ``index(forKey:)`` returned.
     mutating func remove(at index: Index) {
-        precondition(storage?.isOccupied(index) == true, "a table index used after the table changed")
-        makeUnique()
-        _ = storage.unsafelyUnwrapped.take(at: index)
-        count -= 1
-        storage.unsafelyUnwrapped.closeHole(at: index)
+        if index < 0 {
+            let (segment, slot) = Self.segmentAndSlot(of: index)
+            precondition(segment < segments.count && segments[segment].isOccupied(slot), "a table index used after the table changed")
+        } else {
+            precondition(storage?.isOccupied(index) == true, "a table index used after the table changed")
+        }
+        _ = take(at: index)
+        closeHole(at: index)
     }
 
     /// Removes the element of an ID; the element, if there was one.
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> Element? {
         guard let found = index(forKey: id) else { return nil }
-        makeUnique()
-        let element = storage.unsafelyUnwrapped.take(at: found)
-        count -= 1
-        storage.unsafelyUnwrapped.closeHole(at: found)
+        let element = take(at: found)
+        closeHole(at: found)
         return element
     }
 
     /// Removes every element `shouldBeRemoved` is true of.
     mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
-        guard let storage else { return }
         var kept: [Element] = []
         kept.reserveCapacity(count)
-        for bucket in 0..<storage.buckets where storage.isOccupied(bucket) {
-            let element = storage.elements[bucket]
-            if try !shouldBeRemoved(element) { kept.append(element) }
-        }
+        for element in values where try !shouldBeRemoved(element) { kept.append(element) }
         guard kept.count != count else { return }
         self = ObjectIDTable()
-        reserveCapacity(kept.count)
-        for element in kept { insertNew(element, tag: tag(of: element.tableKey)) }
+        reserveCapacity(forKeysOf: kept) { $0.tableKey }
+        for element in kept { insertNew(element) }
     }
 
     // MARK: The table
+
+    /// Moves the element at `index` out, leaving its place for ``put(_:at:)`` or
+    /// ``closeHole(at:)`` (the caller calls one of them before anything else).
+    private mutating func take(at index: Index) -> Element {
+        if index < 0 {
+            let (segment, slot) = Self.segmentAndSlot(of: index)
+            makeSegmentUnique(segment)
+            return segments[segment].take(at: slot)
+        }
+        makeUnique()
+        return storage.unsafelyUnwrapped.take(at: index)
+    }
+
+    /// Puts an element of the same ID back where ``take(at:)`` emptied.
+    private mutating func put(_ element: consuming Element, at index: Index) {
+        if index < 0 {
+            let (segment, slot) = Self.segmentAndSlot(of: index)
+            segments[segment].put(element, atSlot: slot)
+        } else {
+            storage.unsafelyUnwrapped.put(element, at: index)
+        }
+    }
+
+    /// Counts the element ``take(at:)`` moved out as removed: a segment's slot is marked empty
+    /// (a segment left empty is dropped), a bucket's hole closed.
+    private mutating func closeHole(at index: Index) {
+        count -= 1
+        if index < 0 {
+            let (segment, _) = Self.segmentAndSlot(of: index)
+            if segments[segment].count == 0 { segments.remove(at: segment) }
+        } else {
+            hashedCount -= 1
+            storage.unsafelyUnwrapped.closeHole(at: index)
+        }
+    }
 
     /// Gives this value buckets of its own when a copy shares them.
     private mutating func makeUnique() {
@@ -193,19 +418,60 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
         storage = shared.copy()
     }
 
-    /// Inserts an element whose ID is not in the table.
-    private mutating func insertNew(_ element: consuming Element, tag: UInt32) {
+    /// Gives this value a segment of its own when a copy shares it.
+    private mutating func makeSegmentUnique(_ position: Int) {
+        guard !isKnownUniquelyReferenced(&segments[position]) else { return }
+        segments[position] = segments[position].copy()
+    }
+
+    /// Inserts an element whose ID is not in the table: into its scope's segment when its key
+    /// is inside it or the segment can grow to it and stay dense, into a new segment when its
+    /// scope has none, else into the hashed part.
+    private mutating func insertNew(_ element: consuming Element) {
+        let id = element.tableKey
+        if let (scope, key) = id.denseKey {
+            if let position = segmentPosition(ofScope: scope) {
+                if segments[position].slot(ofKey: key) == nil {
+                    // Grown to twice its slots towards the key (or to the key), if still dense.
+                    let segment = segments[position]
+                    let last = segment.firstKey + Int64(segment.capacity) - 1
+                    let lowest = key < segment.firstKey ? min(key, last - Int64(2 * segment.capacity) + 1) : segment.firstKey
+                    let highest = key > last ? max(key, segment.firstKey + Int64(2 * segment.capacity) - 1) : last
+                    if let slots = Self.denseSlots(from: lowest, to: highest, holding: segment.count + 1) {
+                        placeSegment(ofScope: scope, at: position, firstKey: lowest, capacity: slots)
+                    } else if let slots = Self.denseSlots(
+                        from: min(key, segment.firstKey), to: max(key, last), holding: segment.count + 1)
+                    {
+                        placeSegment(ofScope: scope, at: position, firstKey: min(key, segment.firstKey), capacity: slots)
+                    }
+                }
+                if segments[position].slot(ofKey: key) != nil {
+                    makeSegmentUnique(position)
+                    segments[position].put(element, atKey: key)
+                    count += 1
+                    return
+                }
+            } else {
+                // A new scope: a small segment from its first key.
+                placeSegment(ofScope: scope, at: nil, firstKey: key, capacity: 16)
+                segments[segments.count - 1].put(element, atKey: key)
+                count += 1
+                return
+            }
+        }
+        let wanted = tag(of: id)
         let buckets = storage?.buckets ?? 0
-        if count + 1 > Self.capacity(ofBuckets: buckets) {
+        if hashedCount + 1 > Self.capacity(ofBuckets: buckets) {
             resize(to: max(8, buckets * 2))
         } else {
             makeUnique()
         }
-        storage.unsafelyUnwrapped.insert(element, tag: tag)
+        storage.unsafelyUnwrapped.insert(element, tag: wanted)
+        hashedCount += 1
         count += 1
     }
 
-    /// Moves every element into a table of `buckets` buckets (a power of two).
+    /// Moves every hashed element into a hashed part of `buckets` buckets (a power of two).
     private mutating func resize(to buckets: Int) {
         let resized = ObjectIDTableStorage<Element>(buckets: buckets)
         // Asked before binding the storage (a binding is a reference more): elements of buckets
@@ -222,6 +488,82 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
             }
         }
         storage = resized
+    }
+}
+
+/// A dense segment of an ``ObjectIDTable``: the elements of one scope whose keys lie in
+/// `firstKey ..< firstKey + capacity`, each in the slot of its key, with a byte per slot saying
+/// whether it is occupied (an element is initialised only where it is).
+final class ObjectIDTableSegment<Element: ObjectIDTableElement> {
+    /// The scope's ``ObjectIDScope/number``.
+    let scope: Int
+    /// The key of slot 0.
+    let firstKey: Int64
+    /// The number of slots.
+    let capacity: Int
+    /// Per slot: 1 when it holds an element, else 0.
+    private let occupied: UnsafeMutablePointer<UInt8>
+    /// Per slot: the element, initialised only where the slot is occupied.
+    let elements: UnsafeMutablePointer<Element>
+    /// The number of occupied slots.
+    private(set) var count = 0
+
+    init(scope: Int, firstKey: Int64, capacity: Int) {
+        self.scope = scope
+        self.firstKey = firstKey
+        self.capacity = capacity
+        occupied = .allocate(capacity: capacity)
+        occupied.initialize(repeating: 0, count: capacity)
+        elements = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        for slot in 0..<capacity where occupied[slot] != 0 { (elements + slot).deinitialize(count: 1) }
+        occupied.deallocate()
+        elements.deallocate()
+    }
+
+    /// A segment with the same elements in the same slots.
+    func copy() -> ObjectIDTableSegment {
+        let copy = ObjectIDTableSegment(scope: scope, firstKey: firstKey, capacity: capacity)
+        for slot in 0..<capacity where occupied[slot] != 0 {
+            copy.occupied[slot] = 1
+            (copy.elements + slot).initialize(to: elements[slot])
+        }
+        copy.count = count
+        return copy
+    }
+
+    /// The slot of `key`, or nil when the segment does not cover it.
+    @inline(__always)
+    func slot(ofKey key: Int64) -> Int? {
+        let (offset, overflow) = key.subtractingReportingOverflow(firstKey)
+        guard !overflow, offset >= 0, offset < Int64(capacity) else { return nil }
+        return Int(offset)
+    }
+
+    /// Whether `slot` is a slot of the segment holding an element.
+    @inline(__always)
+    func isOccupied(_ slot: Int) -> Bool { slot >= 0 && slot < capacity && occupied[slot] != 0 }
+
+    /// Puts an element into the empty slot of `key` (the segment covers it).
+    func put(_ element: consuming Element, atKey key: Int64) {
+        put(element, atSlot: Int(key - firstKey))
+    }
+
+    /// Puts an element into an empty slot.
+    func put(_ element: consuming Element, atSlot slot: Int) {
+        precondition(slot >= 0 && slot < capacity && occupied[slot] == 0, "a segment slot filled twice")
+        occupied[slot] = 1
+        count += 1
+        (elements + slot).initialize(to: element)
+    }
+
+    /// Moves the element out of an occupied slot, leaving it empty.
+    func take(at slot: Int) -> Element {
+        occupied[slot] = 0
+        count -= 1
+        return (elements + slot).move()
     }
 }
 

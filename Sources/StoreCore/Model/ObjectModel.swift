@@ -107,7 +107,7 @@ public struct ObjectModel: Sendable {
     /// The compiled layout of an object ID's entity, found by the ID's interned entity number
     /// (numbers are unique per name in the process, so no text is compared).
     func layout(for objectID: ObjectID) -> EntityLayout? {
-        let number = objectID.internedEntity.number
+        let number = objectID.entityNumber
         guard number < index.layoutsByNumber.count else { return nil }
         return index.layoutsByNumber[number]
     }

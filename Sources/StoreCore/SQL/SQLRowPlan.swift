@@ -65,9 +65,11 @@ package struct SQLRowPlan {
     package let storeIdentifier: String
     /// What a row of each entity read holds, by entity number.
     @usableFromInline let entities: [Int: Entity]
-    /// The entity when the plan reads one (no table lookup per row), and its number.
-    @usableFromInline let onlyEntity: Entity?
-    @usableFromInline let onlyNumber: Int
+    /// The entity when the plan reads one (no table lookup per row), and its number (-1 when the
+    /// plan reads several). A row reader borrows it from the plan rather than asking
+    /// ``entity(_:)``, which hands out a reference of its own per row.
+    @usableFromInline package let onlyEntity: Entity?
+    @usableFromInline package let onlyNumber: Int
     /// ID prefixes of every entity of the schema, by entity number (for to-ones that name a
     /// sub-entity of their declared destination, and for rows read as IDs).
     private let prefixes: [Int: ObjectIDPrefix]
