@@ -49,6 +49,33 @@ import Testing
         #expect(spread.slotCount.segments <= 4 * 1_000 + 64)
     }
 
+    @Test func keysAtTheEndsOfTheKeySpaceStartSegmentsAndGrowThem() {
+        // A store file may name any 64-bit key: a table whose first key is within a few of the
+        // largest or smallest one makes its segment, grows it towards the other keys, and
+        // keeps every key found (arithmetic past the ends of the key space would trap).
+        for first: Int64 in [.max, .max - 3, .max - 15, .max - 16, .min, .min + 3] {
+            var table = RowCache()
+            var expected: [ObjectID: Int] = [:]
+            let keys: [Int64] = [first, first == .max ? .max - 1 : first &+ 1, .max, .max - 20, .min, .min + 40, 0, first &- 1]
+            for key in keys {
+                table.updateValue(Self.row(Self.id(key)))
+                expected[Self.id(key)] = 1
+            }
+            for key in Int64(1)...50 {
+                table.updateValue(Self.row(Self.id(.max - key)))
+                expected[Self.id(.max - key)] = 1
+                table.updateValue(Self.row(Self.id(.min + key)))
+                expected[Self.id(.min + key)] = 1
+            }
+            Self.expectSame(table, expected)
+            var reserved = RowCache()
+            let ends = [Self.id(.max), Self.id(.max - 2), Self.id(.min), Self.id(.min + 2)]
+            reserved.reserveCapacity(forKeysOf: ends) { $0 }
+            for id in ends { reserved.updateValue(Self.row(id)) }
+            #expect(ends.allSatisfy { reserved[$0] != nil } && reserved.count == 4, "first key \(first)")
+        }
+    }
+
     @Test func aSegmentThatGrowsTakesInTheHashedElementsItCovers() {
         var table = RowCache()
         var expected: [ObjectID: Int] = [:]

@@ -267,7 +267,7 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
             var highest = range.highest
             if let position {
                 lowest = min(lowest, segments[position].firstKey)
-                highest = max(highest, segments[position].firstKey + Int64(segments[position].capacity) - 1)
+                highest = max(highest, segments[position].lastKey)
             }
             guard let slots = Self.denseSlots(from: lowest, to: highest, holding: held + range.count) else {
                 hashed += range.count
@@ -434,9 +434,13 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
                 if segments[position].slot(ofKey: key) == nil {
                     // Grown to twice its slots towards the key (or to the key), if still dense.
                     let segment = segments[position]
-                    let last = segment.firstKey + Int64(segment.capacity) - 1
-                    let lowest = key < segment.firstKey ? min(key, last - Int64(2 * segment.capacity) + 1) : segment.firstKey
-                    let highest = key > last ? max(key, segment.firstKey + Int64(2 * segment.capacity) - 1) : last
+                    // Saturating at the ends of the key space: keys come from store files.
+                    let last = segment.lastKey
+                    let span = Int64(2 * segment.capacity) - 1
+                    let down = last.subtractingReportingOverflow(span)
+                    let up = segment.firstKey.addingReportingOverflow(span)
+                    let lowest = key < segment.firstKey ? min(key, down.overflow ? .min : down.partialValue) : segment.firstKey
+                    let highest = key > last ? max(key, up.overflow ? .max : up.partialValue) : last
                     if let slots = Self.denseSlots(from: lowest, to: highest, holding: segment.count + 1) {
                         placeSegment(ofScope: scope, at: position, firstKey: lowest, capacity: slots)
                     } else if let slots = Self.denseSlots(
@@ -453,7 +457,9 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
                 }
             } else {
                 // A new scope: a small segment from its first key.
-                placeSegment(ofScope: scope, at: nil, firstKey: key, capacity: 16)
+                // (Fewer slots when the key is within 16 of the largest key, so that every slot's
+                // key exists: a segment's last key is `firstKey + capacity - 1`.)
+                placeSegment(ofScope: scope, at: nil, firstKey: key, capacity: key > .max - 15 ? Int(.max - key) + 1 : 16)
                 segments[segments.count - 1].put(element, atKey: key)
                 count += 1
                 return
@@ -499,8 +505,11 @@ final class ObjectIDTableSegment<Element: ObjectIDTableElement> {
     let scope: Int
     /// The key of slot 0.
     let firstKey: Int64
-    /// The number of slots.
+    /// The number of slots (never more than the keys from ``firstKey`` to `Int64.max`).
     let capacity: Int
+
+    /// The key of the last slot.
+    var lastKey: Int64 { firstKey + Int64(capacity - 1) }
     /// Per slot: 1 when it holds an element, else 0.
     private let occupied: UnsafeMutablePointer<UInt8>
     /// Per slot: the element, initialised only where the slot is occupied.
