@@ -92,6 +92,16 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
 
     // MARK: Finding
 
+    /// The segment and slot that are the place of `id` (occupied or not), when its scope's
+    /// segment covers its key; nil otherwise (the ID's place is then in the hashed part).
+    @inline(__always)
+    private func segmentSlot(of id: ObjectID) -> (position: Int, slot: Int)? {
+        guard let (scope, key) = id.denseKey, let position = segmentPosition(ofScope: scope),
+            let slot = segments[position].slot(ofKey: key)
+        else { return nil }
+        return (position, slot)
+    }
+
     /// Where the element of `id` is, or nil.
     func index(forKey id: ObjectID) -> Index? {
         guard count > 0 else { return nil }
@@ -138,14 +148,30 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
     subscript(id: ObjectID) -> Element? {
         get { index(forKey: id).map { self[$0] } }
         _modify {
-            let found = index(forKey: id)
+            // The ID's place, found once: an empty slot of its segment is filled in place
+            // without looking the ID up again.
+            var found: Index?
+            var emptySlot: (position: Int, slot: Int)?
+            if let (position, slot) = segmentSlot(of: id) {
+                if segments[position].isOccupied(slot) { found = Self.segmentIndex(position, slot: slot) } else { emptySlot = (position, slot) }
+            } else if hashedCount > 0, let bucket = storage?.find(id, tag: tag(of: id)) {
+                found = bucket
+            }
             var element: Element?
             if let found { element = take(at: found) }
             defer {
                 // Moved back out of the optional (`if let` would copy it: a retain and a release
                 // of each reference the element holds).
                 if let element = element.take() {
-                    if let found { put(element, at: found) } else { insertNew(element) }
+                    if let found {
+                        put(element, at: found)
+                    } else if let (position, slot) = emptySlot {
+                        makeSegmentUnique(position)
+                        segments[position].put(element, atSlot: slot)
+                        count += 1
+                    } else {
+                        insertNew(element)
+                    }
                 } else if let found {
                     closeHole(at: found)
                 }
@@ -333,6 +359,20 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
     /// Puts `element` in for its ID; the element it replaced, if any.
     @discardableResult
     mutating func updateValue(_ element: consuming Element) -> Element? {
+        // Inside its scope's segment the slot is the element's place, taken or not: no second
+        // lookup to insert it.
+        if let (position, slot) = segmentSlot(of: element.tableKey) {
+            makeSegmentUnique(position)
+            let segment = segments[position]
+            if segment.isOccupied(slot) {
+                let earlier = segment.take(at: slot)
+                segment.put(element, atSlot: slot)
+                return earlier
+            }
+            segment.put(element, atSlot: slot)
+            count += 1
+            return nil
+        }
         if let found = index(forKey: element.tableKey) {
             let earlier = take(at: found)
             put(element, at: found)
