@@ -102,17 +102,21 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
         return (position, slot)
     }
 
+    /// The bucket of the hashed part holding the element of `id`, or nil (for an ID whose place
+    /// is not in a segment, ``segmentSlot(of:)``).
+    @inline(__always)
+    private func hashedIndex(forKey id: ObjectID) -> Index? {
+        guard hashedCount > 0, let storage else { return nil }
+        return storage.find(id, tag: tag(of: id))
+    }
+
     /// Where the element of `id` is, or nil.
     func index(forKey id: ObjectID) -> Index? {
         guard count > 0 else { return nil }
-        if let (scope, key) = id.denseKey, let position = segmentPosition(ofScope: scope) {
-            let segment = segments[position]
-            if let slot = segment.slot(ofKey: key) {
-                return segment.isOccupied(slot) ? Self.segmentIndex(position, slot: slot) : nil
-            }
+        if let (position, slot) = segmentSlot(of: id) {
+            return segments[position].isOccupied(slot) ? Self.segmentIndex(position, slot: slot) : nil
         }
-        guard hashedCount > 0, let storage else { return nil }
-        return storage.find(id, tag: tag(of: id))
+        return hashedIndex(forKey: id)
     }
 
     /// The element at an index ``index(forKey:)`` returned.
@@ -154,8 +158,8 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
             var emptySlot: (position: Int, slot: Int)?
             if let (position, slot) = segmentSlot(of: id) {
                 if segments[position].isOccupied(slot) { found = Self.segmentIndex(position, slot: slot) } else { emptySlot = (position, slot) }
-            } else if hashedCount > 0, let bucket = storage?.find(id, tag: tag(of: id)) {
-                found = bucket
+            } else {
+                found = hashedIndex(forKey: id)
             }
             var element: Element?
             if let found { element = take(at: found) }
@@ -373,7 +377,7 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
             count += 1
             return nil
         }
-        if let found = index(forKey: element.tableKey) {
+        if let found = hashedIndex(forKey: element.tableKey) {
             let earlier = take(at: found)
             put(element, at: found)
             return earlier
