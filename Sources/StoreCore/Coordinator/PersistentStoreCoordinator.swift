@@ -761,10 +761,14 @@ public final class PersistentStoreCoordinator: Sendable {
                 lastIsIncremental = fromIncremental || state.slot(for: id.storeIdentifier)?.store is any IncrementalStore
             }
             if lastIsIncremental {
-                // One lookup per row: the row goes in held once; a row that was cached already
-                // (rare: another context holds it) gets its earlier holders back with a second.
-                if let earlier = state.rowCache.updateValue(CachedRow(node: nodes[position], holders: 1)) {
-                    state.rowCache[id]?.holders += earlier.holders
+                // One lookup per row: the row goes in, held once. A row cached already (another
+                // context holds it) gains a holder, and takes the node read only when its
+                // version differs: the same version is the same row, so nothing is copied in and
+                // no row destroyed whose buffers another thread made (two readers of the same
+                // rows wrote each other's reference counts; W13 in docs/benchmarks.md).
+                state.rowCache.update(id, orInsert: { CachedRow(node: nodes[position], holders: 1) }) { row in
+                    if row.node.version != nodes[position].version { row.node = nodes[position] }
+                    row.holders += 1
                 }
             }
         }
