@@ -2,10 +2,12 @@ import Foundation
 import PersistentStores
 import Testing
 
+@testable import StoreCore
+
 /// A fetch that runs outside the coordinator's lock (`concurrentReads`) may read rows that a
 /// save then replaces or deletes before the fetch puts them into the row cache; the cache must
 /// keep the newer rows and must not bring deleted ones back.
-@Suite("Row cache after a concurrent fetch")
+@Suite("Row cache after a concurrent fetch", .serialized)
 struct ConcurrentFetchRowCacheTests {
     /// What the next concurrent fetch does: run `meanwhile` (a write while the fetch reads), then
     /// answer `result` (rows read before the write). Used once; later fetches go through the lock.
@@ -109,5 +111,78 @@ struct ConcurrentFetchRowCacheTests {
         #expect(current.value(forKey: "name") == .string("new"))
         let error = #expect(throws: StoreError.self) { try coordinator.node(for: deleted.objectID) }
         #expect(error?.code == .managedObjectReferentialIntegrity, "the deleted row does not come back from the fetch")
+    }
+
+    /// A person whose `awakeFromFetch` runs `hook` (once set).
+    final class AwakePerson: ManagedObject {
+        static let hook = Locked<(@Sendable () -> Void)?>(nil)
+
+        override func awakeFromFetch() {
+            if let hook = Self.hook.withLock({ $0 }) { hook() }
+        }
+    }
+
+    @Test("Rows a concurrent fetch could not put in the row cache at once (the lock busy) go in after its objects are made, counted once")
+    func rowsLeftForLaterAreRememberedAfterTheObjects() throws {
+        let model = try ObjectModel {
+            Entity("Person") { Attribute("name", .string) }
+        }
+        let registry = StoreRegistry()
+        registry.register(ScriptedStore.self)
+        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        coordinator.register(AwakePerson.self, forEntityName: "Person")
+        try coordinator.addPersistentStore(type: ScriptedStore.storeType)
+        do {
+            let writer = ManagedObjectContext(coordinator: coordinator)
+            for name in ["Ada", "Grace", "Edsger"] { try writer.insert(entityName: "Person").setValue(.string(name), forKey: "name") }
+            try writer.save()
+        }
+        #expect(coordinator.cachedRowCount == 0)
+        // The rows as the store has them (the scripted fetcher answers no fetch yet: read under
+        // the lock, not remembered).
+        let rows = try coordinator.execute(FetchRequest(entityName: "Person"), remembering: false)
+        #expect(coordinator.cachedRowCount == 0)
+
+        // While the fetch reads, another thread takes the coordinator's lock and keeps it until
+        // the first object is made, so the fetch finds the lock busy when it ends.
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        AwakePerson.hook.withLock { $0 = { release.signal() } }
+        defer { AwakePerson.hook.withLock { $0 = nil } }
+        ScriptedStore.fetcher.script.withLock { script in
+            script = Script(
+                meanwhile: {
+                    Thread.detachNewThread {
+                        coordinator.state.withLock { _ in
+                            held.signal()
+                            release.wait()
+                        }
+                        finished.signal()
+                    }
+                    held.wait()
+                },
+                result: rows)
+        }
+        let concurrentBefore = coordinator.statistics.concurrentFetches
+        do {
+            let reader = ManagedObjectContext(coordinator: coordinator)
+            // Filled objects (awoken as they are made), not faults.
+            var request = FetchRequest(entityName: "Person")
+            request.returnsObjectsAsFaults = false
+            let fetched = try reader.fetch(request)
+            finished.wait()
+            #expect(fetched.count == 3 && fetched.allSatisfy { !$0.isFault })
+            #expect(Set(fetched.compactMap { $0.value(forKey: "name", as: String.self) }) == ["Ada", "Grace", "Edsger"])
+            #expect(coordinator.cachedRowCount == 3, "the rows went in once the lock was free")
+            #expect(coordinator.statistics.concurrentFetches == concurrentBefore + 1, "the fetch is counted once")
+            // A second context holding the same rows, then gone: the first still holds them.
+            do {
+                let other = ManagedObjectContext(coordinator: coordinator)
+                #expect(try other.fetch(FetchRequest(entityName: "Person")).count == 3)
+            }
+            #expect(coordinator.cachedRowCount == 3)
+        }
+        #expect(coordinator.cachedRowCount == 0, "each row was counted once for the reader, and given back")
     }
 }

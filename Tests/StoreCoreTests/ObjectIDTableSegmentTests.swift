@@ -76,6 +76,31 @@ import Testing
         }
     }
 
+    @Test func updateOrInsertChangesAnElementInPlaceOrPutsTheNewOneIn() {
+        // Segment slots (keys 1...40), hashed keys far apart, and boxed references: each key's
+        // first update inserts what `make` gives, every later one changes it in place.
+        var table = RowCache()
+        var expected: [ObjectID: Int] = [:]
+        let ids = (1...40).map { Self.id(Int64($0)) } + [Self.id(1 << 40), Self.id(-(1 << 50))]
+            + ["a", "b"].map { ObjectID(storeIdentifier: "Segments", entityName: "Person", reference: .string($0)) }
+        for round in 1...3 {
+            for id in ids {
+                var made = 0
+                table.update(id, orInsert: {
+                    made += 1
+                    return Self.row(id, holders: 1)
+                }) { $0.holders += 1 }
+                #expect(made == (round == 1 ? 1 : 0), "\(id), round \(round)")
+                expected[id] = round
+            }
+        }
+        Self.expectSame(table, expected, absent: [Self.id(41), Self.id(0)])
+        // A copy of the table is not changed through the other.
+        let copy = table
+        table.update(Self.id(1), orInsert: { Self.row(Self.id(1)) }) { $0.holders = 100 }
+        #expect(copy[Self.id(1)]?.holders == 3 && table[Self.id(1)]?.holders == 100)
+    }
+
     @Test func aSegmentThatGrowsTakesInTheHashedElementsItCovers() {
         var table = RowCache()
         var expected: [ObjectID: Int] = [:]

@@ -421,7 +421,14 @@ public final class ManagedObjectContext {
             // A request for objects (the usual case) goes as it is: a copy would retain and
             // release each of its references.
             let answer: StoreResult
-            if request.resultType == .managedObjects {
+            // Rows a concurrent fetch left for the row cache (the coordinator's lock was busy)
+            // go in once the objects are made, and before `settleRows` gives any count back
+            // (defers run last first).
+            var later: PersistentStoreCoordinator.PendingRows?
+            defer { if let later { coordinator.remember(later) } }
+            if request.resultType == .managedObjects, parent == nil {
+                answer = try coordinator.execute(request, rememberingLater: &later)
+            } else if request.resultType == .managedObjects {
                 answer = try sourceExecute(request, remembering: true)
             } else {
                 var storeRequest = request

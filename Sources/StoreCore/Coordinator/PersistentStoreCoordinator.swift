@@ -535,6 +535,40 @@ public final class PersistentStoreCoordinator: Sendable {
     /// cache, each counted as held once by the context that will fill its object (which gives
     /// the count back with ``retainRows(_:releasing:)`` when it does not need it).
     func execute(_ request: FetchRequest, remembering: Bool) throws -> StoreResult {
+        var later: PendingRows?
+        return try execute(request, remembering: remembering, later: &later, mayDefer: false)
+    }
+
+    /// The rows of a fetch that read outside the lock, left for the row cache because another
+    /// thread held the coordinator's lock when the fetch ended: the fetching context puts them
+    /// in with ``remember(_:)`` once it has made its objects, rather than waiting for the lock
+    /// first. Two threads whose fetches end together took turns for the lock while one of them
+    /// remembered 100,000 rows (about a tenth of a two-reader round; W13 in docs/benchmarks.md).
+    struct PendingRows {
+        let result: StoreResult
+        /// The write generation when the fetch started (``remember(_:in:readAt:fromIncremental:)``).
+        let generation: UInt64
+    }
+
+    /// ``execute(_:remembering:)`` of a context's fetch of objects that may leave its rows in
+    /// `later` (see ``PendingRows``): the caller must then pass them to ``remember(_:)``, before
+    /// it gives back any row count, even when it fails.
+    func execute(_ request: FetchRequest, rememberingLater later: inout PendingRows?) throws -> StoreResult {
+        try execute(request, remembering: true, later: &later, mayDefer: true)
+    }
+
+    /// Puts rows a fetch left (``PendingRows``) into the row cache, counted as that fetch's.
+    func remember(_ pending: PendingRows) {
+        let cached = state.withLock { state in
+            state.statistics.fetches += 1
+            state.statistics.concurrentFetches += 1
+            Self.remember(pending.result, in: &state, readAt: pending.generation)
+            return rowCacheGauge == nil ? 0 : state.rowCache.count
+        }
+        rowCacheGauge?.record(cached)
+    }
+
+    private func execute(_ request: FetchRequest, remembering: Bool, later: inout PendingRows?, mayDefer: Bool) throws -> StoreResult {
         // A request of a shape compiled before is not validated again (see FetchRequestShape);
         // requests too large to hash cheaply are validated every time.
         let shape = FetchRequestShape.isCompact(request) ? FetchRequestShape(request) : nil
@@ -575,12 +609,21 @@ public final class PersistentStoreCoordinator: Sendable {
             }
         }
         if let concurrent, let result = try Self.fetchConcurrently(request, with: concurrent.fetcher, concurrent.instrumentation) {
-            let cached = state.withLock { state in
+            let update = { (state: inout State) -> Int in
                 state.statistics.fetches += 1
                 state.statistics.concurrentFetches += 1
                 if remembering { Self.remember(result, in: &state, readAt: concurrent.generation) }
                 return state.rowCache.count
             }
+            if mayDefer, case .nodes = result {
+                guard let cached = state.withLockIfAvailable(update) else {
+                    later = PendingRows(result: result, generation: concurrent.generation)
+                    return result
+                }
+                rowCacheGauge?.record(cached)
+                return result
+            }
+            let cached = state.withLock(update)
             rowCacheGauge?.record(cached)
             return result
         }
