@@ -55,6 +55,31 @@ private final class CheckedPlayer: ManagedObject {
         return (team, player)
     }
 
+    @Test func aSaveMakesItsIDsForWhoeverListensAndOnlyThen() throws {
+        let coordinator = try Self.coordinator()
+        let context = ManagedObjectContext(coordinator: coordinator)
+        // No one listening: the save still saves.
+        let first = try context.insert(entityName: "Team")
+        try context.save()
+        #expect(!first.objectID.isTemporaryID && !context.hasChanges)
+        // A coordinator observer alone is told every ID.
+        let told = Locked<[ContextDidSave]>([])
+        let token = coordinator.addObserver { save in told.withLock { $0.append(save) } }
+        let second = try context.insert(entityName: "Team")
+        try first.setValue(.string("Renamed"), forKey: "name")
+        try context.save()
+        #expect(told.withLock { $0 } == [ContextDidSave(insertedObjectIDs: [second.objectID], updatedObjectIDs: [first.objectID])])
+        coordinator.removeObserver(token)
+        // A context observer alone too.
+        var seen: [ContextDidSave] = []
+        context.addObserver { event in if case .didSave(let save) = event { seen.append(save) } }
+        let third = try context.insert(entityName: "Team")
+        context.delete(second)
+        try context.save()
+        #expect(seen == [ContextDidSave(insertedObjectIDs: [third.objectID], deletedObjectIDs: [second.objectID])])
+        #expect(told.withLock { $0.count } == 1, "a removed coordinator observer is not told")
+    }
+
     @Test func anObjectOutlivingItsContextHasNoContext() throws {
         let coordinator = try Self.coordinator()
         let (team, player) = try Self.orphans(of: coordinator)

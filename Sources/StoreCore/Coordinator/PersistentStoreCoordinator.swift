@@ -218,9 +218,10 @@ public final class PersistentStoreCoordinator: Sendable {
         return stream
     }
 
-    func broadcast(_ save: ContextDidSave) {
-        let handlers = observers.withLock { Array($0.handlers.sorted { $0.key < $1.key }.map(\.value)) }
-        for handler in handlers { handler(save) }
+    /// The observers a context's save tells (``addObserver(_:)``), in the order they were added;
+    /// when there are none, the saving context does not make what it would tell them.
+    func saveObservers() -> [@Sendable (ContextDidSave) -> Void] {
+        observers.withLock { $0.handlers.isEmpty ? [] : Array($0.handlers.sorted { $0.key < $1.key }.map(\.value)) }
     }
 
     // MARK: Stores
