@@ -922,34 +922,19 @@ public final class PersistentStoreCoordinator: Sendable {
     /// one fewer, forgetting rows no object holds any more. IDs without a cached row are ignored.
     func retainRows(_ retained: [ObjectID], releasing released: [ObjectID] = []) {
         guard !retained.isEmpty || !released.isEmpty else { return }
-        // The rows let go are destroyed outside the lock, and the lock is given up between
-        // chunks of IDs: destroying a row releases its node's references (among them the entity
-        // layout's count, which every reading thread writes), and two contexts going away
-        // together (W13's readers) took turns for the lock for all of it.
-        var removed: [CachedRow] = []
-        removed.reserveCapacity(min(released.count, Self.releaseChunk))
-        var start = 0
-        repeat {
-            let end = min(start + Self.releaseChunk, released.count)
-            state.withLock { state in
-                if start == 0 { for id in retained { state.rowCache[id]?.holders += 1 } }
-                for id in released[start..<end] {
-                    // One lookup per ID.
-                    guard let index = state.rowCache.index(forKey: id) else { continue }
-                    if state.rowCache[index].holders <= 1 {
-                        removed.append(state.rowCache.removeElement(at: index))
-                    } else {
-                        state.rowCache[index].holders -= 1
-                    }
+        state.withLock { state in
+            for id in retained { state.rowCache[id]?.holders += 1 }
+            for id in released {
+                // One lookup per ID.
+                guard let index = state.rowCache.index(forKey: id) else { continue }
+                if state.rowCache[index].holders <= 1 {
+                    state.rowCache.remove(at: index)
+                } else {
+                    state.rowCache[index].holders -= 1
                 }
             }
-            removed.removeAll(keepingCapacity: true)
-            start = end
-        } while start < released.count
+        }
     }
-
-    /// The IDs ``retainRows(_:releasing:)`` releases under the lock at a time.
-    private static var releaseChunk: Int { 4096 }
 
     /// The number of rows in the row cache (rows of objects that some context holds).
     public var cachedRowCount: Int { state.withLock { $0.rowCache.count } }

@@ -414,21 +414,14 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
 
     /// Removes the element at an index ``index(forKey:)`` returned.
     mutating func remove(at index: Index) {
-        _ = removeElement(at: index)
-    }
-
-    /// Removes the element at an index ``index(forKey:)`` returned, and returns it (moved out,
-    /// for the caller to destroy where it likes).
-    mutating func removeElement(at index: Index) -> Element {
         if index < 0 {
             let (segment, slot) = Self.segmentAndSlot(of: index)
             precondition(segment < segments.count && segments[segment].isOccupied(slot), "a table index used after the table changed")
         } else {
             precondition(storage?.isOccupied(index) == true, "a table index used after the table changed")
         }
-        let element = take(at: index)
+        _ = take(at: index)
         closeHole(at: index)
-        return element
     }
 
     /// Removes the element of an ID; the element, if there was one.
