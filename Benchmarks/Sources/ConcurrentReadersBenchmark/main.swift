@@ -16,6 +16,19 @@ import Synchronization
 import Foundation
 import PersistentStores
 
+#if canImport(Glibc)
+import Glibc
+
+// glibc maps allocations above a threshold that it raises, for the rest of the process, the
+// first time it frees a mapped one of a larger size: whether each round's arrays of 100,000
+// rows are mapped and unmapped (page faults every round, and two threads then contending for
+// the process's memory map) depended on what the process had allocated before. Two builds
+// that changed no measured path gave the raw baseline's two threads 31 or 50 ms. Pinned for
+// every contender at the largest default it reaches (32 MiB), the figures do not depend on the
+// process's history (docs/benchmarks.md, W13).
+_ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
+#endif
+
 func fail(_ message: String) -> Never {
     print("error: \(message)")
     exit(1)
