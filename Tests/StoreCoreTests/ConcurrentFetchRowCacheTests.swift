@@ -61,15 +61,23 @@ struct ConcurrentFetchRowCacheTests {
         func makeConcurrentFetcher() throws -> (any ConcurrentFetcher)? { Self.fetcher }
     }
 
-    @Test("Rows a save replaced or deleted while a concurrent fetch read them stay replaced and deleted in the row cache")
-    func staleRowsDoNotOverwriteNewerOnes() throws {
+    /// A coordinator over a ``ScriptedStore`` of persons with a name, `person` the class
+    /// registered for them (when given).
+    static func coordinator(person: ManagedObject.Type? = nil) throws -> PersistentStoreCoordinator {
         let model = try ObjectModel {
             Entity("Person") { Attribute("name", .string) }
         }
         let registry = StoreRegistry()
         registry.register(ScriptedStore.self)
         let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
+        if let person { coordinator.register(person, forEntityName: "Person") }
         try coordinator.addPersistentStore(type: ScriptedStore.storeType)
+        return coordinator
+    }
+
+    @Test("Rows a save replaced or deleted while a concurrent fetch read them stay replaced and deleted in the row cache")
+    func staleRowsDoNotOverwriteNewerOnes() throws {
+        let coordinator = try Self.coordinator()
 
         let holder = ManagedObjectContext(coordinator: coordinator)
         let kept = try holder.insert(entityName: "Person")
@@ -124,14 +132,7 @@ struct ConcurrentFetchRowCacheTests {
 
     @Test("Rows a concurrent fetch could not put in the row cache at once (the lock busy) go in after its objects are made, counted once")
     func rowsLeftForLaterAreRememberedAfterTheObjects() throws {
-        let model = try ObjectModel {
-            Entity("Person") { Attribute("name", .string) }
-        }
-        let registry = StoreRegistry()
-        registry.register(ScriptedStore.self)
-        let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
-        coordinator.register(AwakePerson.self, forEntityName: "Person")
-        try coordinator.addPersistentStore(type: ScriptedStore.storeType)
+        let coordinator = try Self.coordinator(person: AwakePerson.self)
         do {
             let writer = ManagedObjectContext(coordinator: coordinator)
             for name in ["Ada", "Grace", "Edsger"] { try writer.insert(entityName: "Person").setValue(.string(name), forKey: "name") }
