@@ -4,9 +4,11 @@ import Testing
 
 @testable import StoreCore
 
-/// An object keeps its flags and its registration order in one word (what a fault's heap block
-/// holds is checked in SQLiteStoreTests' `SingleFaultTests`): each is read and written without
-/// disturbing the others.
+/// An object keeps its flags, its row version and its registration order in one word, and its
+/// extras or its `@Model` instance in another (what a fault's heap block holds is checked in
+/// SQLiteStoreTests' `SingleFaultTests`): each is read and written without disturbing the
+/// others, a version too large for its bits goes to the extras, and a context that runs out of
+/// orders numbers its objects again in the same order.
 @Suite struct ManagedObjectFlagsTests {
     static func model() throws -> ObjectModel {
         try ObjectModel {
@@ -37,7 +39,7 @@ import Testing
         #expect(first.registrationOrder < second.registrationOrder)
         #expect(second.registrationOrder < inserted.registrationOrder)
 
-        let order = (1 << 55) + 12_345
+        let order = ManagedObject.registrationOrderLimit - 12_345
         first.registrationOrder = order
         #expect(first.registrationOrder == order)
         #expect(first.isFault && !first.isInserted && !first.isDeleted, "the order leaves the flags alone")
@@ -50,6 +52,63 @@ import Testing
         first.isDeleted = false
         #expect(first.fillsFromCommitted && !first.isDeleted && first.holdsRow)
         #expect(first.registrationOrder == order)
+        first.version = 7
+        #expect(first.version == 7 && first.registrationOrder == order && first.fillsFromCommitted && first.holdsRow)
+    }
+
+    @Test(arguments: [0, 1, 1 << 20 - 2, 1 << 20 - 1, 1 << 20, 1 << 40, .max, -1, .min] as [Int64])
+    func everyVersionIsKeptExactly(_ version: Int64) throws {
+        let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try Self.model()))
+        let object = context.object(with: Self.permanentID(1))
+        let order = object.registrationOrder
+        object.isDeleted = true
+        object.version = version
+        #expect(object.version == version)
+        #expect(object.registrationOrder == order && object.isDeleted && object.isFault, "the version leaves the rest alone")
+        object.version = 3
+        #expect(object.version == 3, "a small version after a large one is read from the word again")
+        object.version = version
+        object.registrationOrder = order + 1
+        object.isDeleted = false
+        #expect(object.version == version && object.registrationOrder == order + 1 && !object.isDeleted)
+    }
+
+    @Test func theExtrasTakeOverTheModelInstance() throws {
+        #if arch(x86_64) || arch(arm64)
+        #expect(MemoryLayout<ObjectSide?>.size == 8, "one word")
+        #endif
+        let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try Self.model()))
+        let person = try context.insert(entityName: "Person")
+        let address = try context.insert(entityName: "Address")
+        let instance = NSObject()
+        person.linkModelInstance(instance)
+        #expect(person.modelInstance === instance)
+        person.version = 1 << 30  // made in the extras
+        try person.setValue(.string("Ada"), forKey: "name")
+        try person.setObject(address, forKey: "address")
+        #expect(person.modelInstance === instance, "kept when the extras are made")
+        #expect(person.version == 1 << 30 && person.toOneObjects.first??.objectID == address.objectID)
+        #expect(address.value(forKey: "person") == .objectID(person.objectID))
+        person.unlinkModelInstance(Unmanaged.passUnretained(instance).toOpaque())
+        #expect(person.modelInstance == nil)
+        #expect(person.version == 1 << 30 && person.toOneObjects.count == 1, "the extras stay")
+    }
+
+    @Test func aContextThatRunsOutOfOrdersNumbersItsObjectsAgainInTheSameOrder() throws {
+        let registry = StoreRegistry()
+        PersistentStores.registerBuiltInStoreTypes(in: registry)
+        let coordinator = PersistentStoreCoordinator(model: try Self.model(), registry: registry)
+        try coordinator.addPersistentStore(type: "InMemory")
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try context.insert(entityName: "Address").setValue(.string("first"), forKey: "city")
+        context.nextRegistrationOrder = ManagedObject.registrationOrderLimit - 2
+        try context.insert(entityName: "Address").setValue(.string("second"), forKey: "city")
+        try context.insert(entityName: "Address").setValue(.string("third"), forKey: "city")
+        try context.insert(entityName: "Address").setValue(.string("fourth"), forKey: "city")
+        #expect(context.nextRegistrationOrder == 4, "the four objects numbered 0 to 3 again")
+        let fetched = try context.fetch(FetchRequest(entityName: "Address"))
+        #expect(fetched.map { $0.value(forKey: "city", as: String.self) } == ["first", "second", "third", "fourth"])
+        #expect(fetched.map(\.registrationOrder) == [0, 1, 2, 3])
     }
 
     @Test func unsavedInsertsAreFetchedInTheOrderTheyWereInserted() throws {

@@ -61,32 +61,42 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// `committedValues(forKeys:)`, rollback and merges); nil when there is no snapshot (an
     /// unsaved insert, a fault never filled). Usually the same buffer as ``values``.
     final var committedValues: [StoreValue]?
-    /// The row version the object was read at (optimistic locking).
-    final var version: Int64 = 0
     /// What only some objects need (relationships resolved or loaded, changes, a fault batch,
-    /// the snapshot's to-manys), allocated the first time one of them is set: a fault, and an
-    /// object with attributes and to-ones only that was just read, carry none of it.
-    private final var extras: ManagedObjectExtras?
+    /// the snapshot's to-manys, a version too large for ``flagsAndOrder``), allocated the first
+    /// time one of them is set: a fault, and an object with attributes and to-ones only that
+    /// was just read, carry none of it — or the object's `@Model` instance, while it needs no
+    /// extras (see ``ObjectSide``).
+    private final var side: ObjectSide?
     #else
     /// The link of the context the object is registered in (see ``managedObjectContext``).
     @exclusivity(unchecked) final var contextLink: ContextLink?
     @exclusivity(unchecked) @usableFromInline final var flagsAndOrder: UInt64
     @exclusivity(unchecked) @usableFromInline final var values: [StoreValue]
     @exclusivity(unchecked) final var committedValues: [StoreValue]?
-    @exclusivity(unchecked) final var version: Int64 = 0
-    @exclusivity(unchecked) private final var extras: ManagedObjectExtras?
+    @exclusivity(unchecked) private final var side: ObjectSide?
     #endif
 
-    // The flags and the registration order share ``flagsAndOrder`` (bytes per object: with
-    // the `@Model` instance's reference the object was 112 bytes, a 128-byte heap block in
-    // glibc; 104 bytes fit a 112-byte block).
+    // The flags, the row version and the registration order share ``flagsAndOrder``, and the
+    // extras and the `@Model` instance share ``side``. Bytes per object: with the `@Model`
+    // instance's reference the object was 112 bytes, a 128-byte heap block in glibc; 104
+    // bytes fit a 112-byte block, and 88 (the version in the flags' word, the instance in the
+    // extras' word) a 96-byte one: 16 bytes less per fault and per fetched object
+    // (docs/benchmarks.md, "Objects of 88 bytes").
     // Inlinable: ``isFault`` is read in place by the attribute readers of `@Model` classes.
     @inlinable static var faultFlag: UInt64 { 1 << 0 }
     private static var insertedFlag: UInt64 { 1 << 1 }
     private static var deletedFlag: UInt64 { 1 << 2 }
     private static var fillsFromCommittedFlag: UInt64 { 1 << 3 }
     private static var holdsRowFlag: UInt64 { 1 << 4 }
-    private static var orderShift: UInt64 { 8 }
+    // Bits 8–27: the row version when it is 0 ... 2^20 - 2, else `versionInExtras` and the
+    // version in the extras (a row saved a million times). Bits 28–63: the registration order.
+    private static var versionShift: UInt64 { 8 }
+    private static var versionMask: UInt64 { (1 << 20 - 1) << versionShift }
+    private static var versionInExtras: UInt64 { 1 << 20 - 1 }
+    private static var orderShift: UInt64 { 28 }
+    /// The registration orders a context gives before it numbers its objects again from 0
+    /// (``ManagedObjectContext``'s `renumberRegistrations()`): 2^36, the order's bits.
+    static var registrationOrderLimit: Int { 1 << 36 }
 
     @inline(__always)
     private final func flag(_ flag: UInt64) -> Bool { flagsAndOrder & flag != 0 }
@@ -126,11 +136,45 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         set { setFlag(Self.holdsRowFlag, newValue) }
     }
     /// Ascending number given at registration, so unsaved inserts keep their order in fetches
-    /// (56 bits: a context registering a million objects a second takes two thousand years to
-    /// run out).
+    /// (36 bits, below ``registrationOrderLimit``: a context that reaches it numbers its
+    /// objects again from 0, in the same order).
     final var registrationOrder: Int {
         get { Int(truncatingIfNeeded: flagsAndOrder >> Self.orderShift) }
-        set { flagsAndOrder = UInt64(truncatingIfNeeded: newValue) << Self.orderShift | (flagsAndOrder & 0xFF) }
+        set {
+            // The context gives orders from 0 and numbers its objects again before the limit.
+            assert(newValue >= 0 && newValue < Self.registrationOrderLimit, "a registration order out of range")
+            flagsAndOrder = UInt64(truncatingIfNeeded: newValue) << Self.orderShift | (flagsAndOrder & (1 << Self.orderShift - 1))
+        }
+    }
+
+    /// The row version the object was read at (optimistic locking): in ``flagsAndOrder``
+    /// when it fits its 20 bits, as nearly every version does (one per save of the row), else
+    /// in the extras.
+    final var version: Int64 {
+        @inline(__always) get {
+            let packed = (flagsAndOrder & Self.versionMask) >> Self.versionShift
+            if packed != Self.versionInExtras { return Int64(packed) }
+            return extras?.version ?? 0
+        }
+        @inline(__always) set {
+            guard newValue >= 0 && newValue < Int64(Self.versionInExtras) else { return setVersionInExtras(newValue) }
+            flagsAndOrder = flagsAndOrder & ~Self.versionMask | UInt64(newValue) << Self.versionShift
+        }
+    }
+
+    /// Sets a ``version`` too large for the flags' word.
+    @inline(never)
+    private final func setVersionInExtras(_ newValue: Int64) {
+        madeExtras().version = newValue
+        flagsAndOrder = flagsAndOrder & ~Self.versionMask | Self.versionInExtras << Self.versionShift
+    }
+
+    /// The extras, when the object has them.
+    private final var extras: ManagedObjectExtras? {
+        @inline(__always) get {
+            if case .extras(let extras) = side { return extras }
+            return nil
+        }
     }
 
     /// The context the object is registered in; nil after it was deleted and saved, or the
@@ -311,11 +355,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         version = newVersion
     }
 
-    /// The extras, made when first needed.
+    /// The extras, made when first needed (taking over the `@Model` instance's reference).
     private final func madeExtras() -> ManagedObjectExtras {
-        if let extras { return extras }
+        if case .extras(let extras) = side { return extras }
         let made = ManagedObjectExtras()
-        extras = made
+        if case .modelInstance(let instance) = side { made.modelInstance = instance }
+        side = .extras(made)
         return made
     }
 
@@ -750,9 +795,25 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         if heldModelInstance?.toOpaque() == instance { heldModelInstance = nil }
     }
 
-    /// See ``modelInstance``: kept in the object rather than in its extras, since every object
-    /// a typed fetch returns has one (an extras object more per fetched object otherwise).
-    @exclusivity(unchecked) private final var heldModelInstance: Unmanaged<AnyObject>?
+    /// See ``modelInstance``: in ``side`` while the object has no extras, since every object a
+    /// typed fetch returns has one (an extras object more per fetched object otherwise), and in
+    /// the extras once it has them.
+    private final var heldModelInstance: Unmanaged<AnyObject>? {
+        get {
+            switch side {
+            case .modelInstance(let instance): instance
+            case .extras(let extras): extras.modelInstance
+            case nil: nil
+            }
+        }
+        set {
+            if case .extras(let extras) = side {
+                extras.modelInstance = newValue
+            } else {
+                side = newValue.map { .modelInstance($0) }
+            }
+        }
+    }
 
     /// The value of an attribute slot of the object's layout, filling a fault first (`.null`
     /// for an empty slot or a fault that cannot be filled): ``value(forKey:)`` without the
@@ -929,6 +990,20 @@ final class ManagedObjectExtras {
     /// The committed snapshot's version when the object's ``ManagedObject/version`` moved on
     /// without it (``ManagedObject/setVersion(keepingCommitted:)``); nil when they are equal.
     var committedVersion: Int64?
+    /// ``ManagedObject/version`` when it does not fit the object's flags word.
+    var version: Int64 = 0
+    /// See ``ManagedObject/modelInstance``, once the object has extras.
+    var modelInstance: Unmanaged<AnyObject>?
+}
+
+/// What a ``ManagedObject`` holds in its last word: its extras, or while it has none, its
+/// `@Model` instance (unretained; see ``ManagedObject/modelInstance``). One word: both cases
+/// are references, whose spare bits tell them apart.
+enum ObjectSide {
+    /// The object's `@Model` instance, and no extras.
+    case modelInstance(Unmanaged<AnyObject>)
+    /// The object's extras (holding its `@Model` instance, if any).
+    case extras(ManagedObjectExtras)
 }
 
 /// What an object holds of its context: one per context, made with it, referenced strongly by
