@@ -74,9 +74,6 @@ import Testing
     }
 
     @Test func theExtrasTakeOverTheModelInstance() throws {
-        #if arch(x86_64) || arch(arm64)
-        #expect(MemoryLayout<ObjectSide?>.size == 8, "one word")
-        #endif
         let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try Self.model()))
         let person = try context.insert(entityName: "Person")
         let address = try context.insert(entityName: "Address")
