@@ -39,17 +39,20 @@ run() {
     "$bin/$name" "$@" 2>&1 | tee -a "$out/$name.txt"
 }
 
-run SQLiteStoreBenchmark --sizes "$sizes" --runs 1        # W1–W6
+# Medians of three runs (of nine for W13, whose two-thread rounds vary most): on two shared
+# cores single runs moved ratios by a fifth between invocations, and W13 from three rounds
+# between 0.70 and 1.26 within minutes (docs/benchmarks.md).
+run SQLiteStoreBenchmark --sizes "$sizes" --runs 3        # W1–W6
 run FetchRequestBenchmark --sizes "$sizes" --runs 3       # W3, W4: the fixed cost of a request
-run FaultingBenchmark --sizes "$sizes" --runs 1           # W11, W12
-run BinaryStoreBenchmark --sizes "$sizes" --runs 1        # W7
+run FaultingBenchmark --sizes "$sizes" --runs 3           # W11, W12
+run BinaryStoreBenchmark --sizes "$sizes" --runs 3        # W7
 # shellcheck disable=SC2086 # the sizes are separate arguments
-run XMLStoreBenchmark --runs 1 $positional    # W8
+run XMLStoreBenchmark --runs 3 $positional    # W8
 # shellcheck disable=SC2086
-run PipeCSVStoreBenchmark --runs 1 $positional    # W9
+run PipeCSVStoreBenchmark --runs 3 $positional    # W9
 # shellcheck disable=SC2086
 run InMemoryStoreBenchmark $positional                    # W10, InMemory insert+save
-run ConcurrentReadersBenchmark --size 100000 --runs 3     # W13
+run ConcurrentReadersBenchmark --size 100000 --runs 9     # W13
 two="$(echo "$sizes" | cut -d, -f1-2)"
 run TypedModelBenchmark --persons "${two%%,*}" --runs 3   # @Model ÷ by name (issue 33)
 if url="$(bash scripts/postgres-scratch.sh start 2>&1)"; then
