@@ -174,8 +174,13 @@ public final class ManagedObjectContext {
         // The rows of every object this context filled are no longer held by it (a child
         // context holds none: its parent does).
         if parent == nil {
-            let held = registered.values.filter { $0.holdsRow }.map { $0.objectID }
-            coordinator.retainRows(rowsToRetain, releasing: rowsToRelease + held)
+            // One array, made in one pass (a filter, a map and a concatenation made three, and
+            // retained every object once more: about 200 instructions per object of a context
+            // made for one request; docs/benchmarks.md).
+            var released = rowsToRelease
+            released.reserveCapacity(rowsToRelease.count + registered.count)
+            for object in registered.values where object.holdsRow { released.append(object.objectID) }
+            coordinator.retainRows(rowsToRetain, releasing: released)
         }
         // Objects reference each other strongly through relationships; break the cycles.
         for object in registered.values {
