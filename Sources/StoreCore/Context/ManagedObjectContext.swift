@@ -652,7 +652,13 @@ public final class ManagedObjectContext {
         }
         // The request's nodes are the objects' values as saved: they become the committed
         // snapshots (one snapshot per saved object, not a second one after the save).
+        // The versions by position when the coordinator could give them so (one store saved the
+        // whole request), else by ID.
+        let versionsInOrder = outcome.versionsInRequestOrder.flatMap {
+            $0.count == request.insertedObjects.count + request.updatedObjects.count ? $0 : nil
+        }
         for (objects, nodes, isInsert) in [(insertedObjects, request.insertedObjects, true), (updatedObjects, request.updatedObjects, false)] {
+            let firstPosition = isInsert ? 0 : request.insertedObjects.count
             // By index (iterating would copy each node first).
             for (index, object) in objects.enumerated() where index < nodes.count {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
@@ -663,7 +669,7 @@ public final class ManagedObjectContext {
                     // The object's own node, as saved: its slots become the committed snapshot
                     // at the saved version, with no copy of the node made to change its version
                     // and handed to `committed` (about 190 instructions per object fewer).
-                    let version = versions[object.objectID] ?? requested.version
+                    let version = versionsInOrder?[firstPosition + index] ?? versions[object.objectID] ?? requested.version
                     object.version = version
                     object.keepCommitted(slotsOf: nodes[index], version: version)
                 } else {

@@ -1014,12 +1014,20 @@ public final class PersistentStoreCoordinator: Sendable {
                     if outcome.versions.isEmpty { outcome.versions = saved } else { outcome.versions.merge(saved) { _, new in new } }
                     state.rowCache.reserveCapacity(forKeysOf: part.insertedObjects) { $0.objectID }
                     state.rowCache.reserveCapacity(forKeysOf: part.updatedObjects) { $0.objectID }
+                    // The whole request went to this store (filtering keeps the order), so the
+                    // versions can be handed back by position.
+                    let whole =
+                        parts.count == 1 && part.insertedObjects.count == request.insertedObjects.count
+                        && part.updatedObjects.count == request.updatedObjects.count
+                    var inOrder: [Int64] = []
+                    if whole { inOrder.reserveCapacity(part.insertedObjects.count + part.updatedObjects.count) }
                     for (nodes, inserted) in [(part.insertedObjects, true), (part.updatedObjects, false)] {
                         for index in nodes.indices {
                             // One copy of the node, into the cache (iterating would make another).
                             var cached = nodes[index]
                             let node = (objectID: cached.objectID, version: cached.version)
                             cached.version = saved[node.objectID] ?? node.version
+                            if whole { inOrder.append(cached.version) }
                             // One lookup: replace the row in place, or add it.
                             if let index = state.rowCache.index(forKey: node.objectID) {
                                 cached.keepLoadedToManys(of: state.rowCache[index].node)
@@ -1032,6 +1040,7 @@ public final class PersistentStoreCoordinator: Sendable {
                         }
                     }
                     for node in part.deletedObjects { state.rowCache[node.objectID] = nil }
+                    if whole { outcome.versionsInRequestOrder = inOrder }
                 } else if let atomic = slot.store as? AtomicStore {
                     let applied: SaveOutcome
                     if let instrumentation = slot.instrumentation {

@@ -9,11 +9,17 @@ struct SaveOutcome {
     /// The saved objects (by their IDs after the save) whose values the store changed while
     /// writing them: their saved values are the store's, not the request's.
     var changedObjectIDs: Set<ObjectID> = []
+    /// The same versions by position: the request's inserted objects', then its updated
+    /// objects', in the request's order. Set when one incremental store saved the whole request
+    /// (so positions match); nil otherwise. A context reads its saved objects' versions here
+    /// instead of hashing each ID again (about 200 instructions per saved object; W1).
+    var versionsInRequestOrder: [Int64]?
 
     /// Takes on another store's outcome of the same save.
     mutating func merge(_ other: SaveOutcome) {
         versions.merge(other.versions) { _, new in new }
         replacedObjectIDs.merge(other.replacedObjectIDs) { _, new in new }
         changedObjectIDs.formUnion(other.changedObjectIDs)
+        versionsInRequestOrder = nil
     }
 }
