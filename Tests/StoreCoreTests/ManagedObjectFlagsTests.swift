@@ -24,12 +24,26 @@ import Testing
         }
     }
 
+    /// A context of a coordinator with no store (its objects are never filled).
+    static func storelessContext() throws -> ManagedObjectContext {
+        ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try model()))
+    }
+
+    /// A context of a coordinator with one in-memory store.
+    static func inMemoryContext() throws -> ManagedObjectContext {
+        let registry = StoreRegistry()
+        PersistentStores.registerBuiltInStoreTypes(in: registry)
+        let coordinator = PersistentStoreCoordinator(model: try model(), registry: registry)
+        try coordinator.addPersistentStore(type: "InMemory")
+        return ManagedObjectContext(coordinator: coordinator)
+    }
+
     static func permanentID(_ key: Int64, of entity: String = "Person") -> ObjectID {
         ObjectID(storeIdentifier: "FaultSizeTests", entityName: entity, reference: .int(key))
     }
 
     @Test func theFlagsAndTheRegistrationOrderDoNotDisturbEachOther() throws {
-        let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try Self.model()))
+        let context = try Self.storelessContext()
         let first = context.object(with: Self.permanentID(1))
         let second = context.object(with: Self.permanentID(2))
         let inserted = try context.insert(entityName: "Address")
@@ -58,7 +72,7 @@ import Testing
 
     @Test(arguments: [0, 1, 1 << 20 - 2, 1 << 20 - 1, 1 << 20, 1 << 40, .max, -1, .min] as [Int64])
     func everyVersionIsKeptExactly(_ version: Int64) throws {
-        let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try Self.model()))
+        let context = try Self.storelessContext()
         let object = context.object(with: Self.permanentID(1))
         let order = object.registrationOrder
         object.isDeleted = true
@@ -74,7 +88,7 @@ import Testing
     }
 
     @Test func theExtrasTakeOverTheModelInstance() throws {
-        let context = ManagedObjectContext(coordinator: PersistentStoreCoordinator(model: try Self.model()))
+        let context = try Self.storelessContext()
         let person = try context.insert(entityName: "Person")
         let address = try context.insert(entityName: "Address")
         let instance = NSObject()
@@ -92,11 +106,7 @@ import Testing
     }
 
     @Test func aContextThatRunsOutOfOrdersNumbersItsObjectsAgainInTheSameOrder() throws {
-        let registry = StoreRegistry()
-        PersistentStores.registerBuiltInStoreTypes(in: registry)
-        let coordinator = PersistentStoreCoordinator(model: try Self.model(), registry: registry)
-        try coordinator.addPersistentStore(type: "InMemory")
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let context = try Self.inMemoryContext()
         try context.insert(entityName: "Address").setValue(.string("first"), forKey: "city")
         context.nextRegistrationOrder = ManagedObject.registrationOrderLimit - 2
         try context.insert(entityName: "Address").setValue(.string("second"), forKey: "city")
@@ -110,11 +120,7 @@ import Testing
 
     @Test func unsavedInsertsAreFetchedInTheOrderTheyWereInserted() throws {
         // Unsaved inserts come back from a fetch in the order they were inserted.
-        let registry = StoreRegistry()
-        PersistentStores.registerBuiltInStoreTypes(in: registry)
-        let coordinator = PersistentStoreCoordinator(model: try Self.model(), registry: registry)
-        try coordinator.addPersistentStore(type: "InMemory")
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let context = try Self.inMemoryContext()
         let cities = (0..<20).map { "city \(19 - $0)" }
         for city in cities { try context.insert(entityName: "Address").setValue(.string(city), forKey: "city") }
         let fetched = try context.fetch(FetchRequest(entityName: "Address"))
