@@ -327,6 +327,10 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    /// The most parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`: 32,766 by
+    /// default since SQLite 3.32, 999 before).
+    var parameterLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
     /// Sets SQLite's limit on the length of one string or blob (`SQLITE_LIMIT_LENGTH`): a longer
     /// value is refused when read or written (`SQLITE_TOOBIG`).
     func setMaximumValueLength(_ bytes: Int) {

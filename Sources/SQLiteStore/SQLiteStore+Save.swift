@@ -34,6 +34,9 @@ extension SQLiteStore {
             // The rows with loaded to-manys, noted as each node is read: asking every node again
             // after the rows copied each one (about 230 instructions per row in W1).
             var withToManys: [Int] = []
+            // The rows of the current run bound into its group statement and not yet written
+            // (by index into `inserted`); empty when the run is not writing a group.
+            var grouped: [Int] = []
             for index in inserted.indices {
                 let node = inserted[index]
                 let objectID = node.objectID
@@ -41,24 +44,71 @@ extension SQLiteStore {
                 // A statement that ran to completion was reset by its last step, and every
                 // parameter is bound again for each row: nothing to reset or clear.
                 if current?.entityNumber != objectID.entityNumber {
-                    if let previous = current, let largest = runLargest {
-                        largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
+                    if let previous = current {
+                        try insertOneByOne(&grouped, of: inserted, into: previous, schema: schema, storeNumber: storeNumber, largest: &runLargest)
+                        if let largest = runLargest {
+                            largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
+                        }
                     }
                     runLargest = nil
                     let mapping = try self.mapping(of: objectID.entityName)
                     current = SQLiteInsertTarget(
                         entityNumber: objectID.entityNumber, mapping: mapping,
                         statement: try connection.cached(insertStatementSQL(for: mapping)), plan: slotPlan(for: mapping),
-                        counter: Self.counterNumber(of: mapping, in: schema))
+                        counter: Self.counterNumber(of: mapping, in: schema), parameterLimit: connection.parameterLimit)
                 }
                 // Set just above when it was nil.
                 guard let target = current else { continue }
+                versions[objectID] = 1
+                // Rows of the model's layout go in groups of `rowsPerGroup` through one INSERT.
+                // A group starts only where the run still has that many rows ahead (its last row
+                // is of the same entity); one cut short (another entity or layout in between)
+                // is written one by one.
+                if target.rowsPerGroup > 1, !target.mapping.isAbstract, let plan = target.plan, node.layout === plan.layout {
+                    var group = grouped.isEmpty ? nil : target.groupStatement
+                    if group == nil, index + target.rowsPerGroup <= inserted.count,
+                        inserted[index + target.rowsPerGroup - 1].objectID.entityNumber == target.entityNumber
+                    {
+                        if target.groupStatement == nil {
+                            target.groupStatement = try connection.cached(groupInsertStatementSQL(for: target.mapping, rows: target.rowsPerGroup))
+                            // A full cache starts over when it takes the group's statement,
+                            // finalizing the single-row one held here: asked for again (the
+                            // cache holds one statement now, so this cannot start it over).
+                            if target.statement.handle == nil {
+                                target.statement = try connection.cached(insertStatementSQL(for: target.mapping))
+                            }
+                        }
+                        group = target.groupStatement
+                    }
+                    if let group {
+                        let key = try bindRow(
+                            node, into: target, statement: group, base: Int32(grouped.count) * target.parametersPerRow,
+                            schema: schema, storeNumber: storeNumber)
+                        runLargest = max(runLargest ?? key, key)
+                        grouped.append(index)
+                        if grouped.count == target.rowsPerGroup {
+                            do {
+                                try group.run()
+                                grouped.removeAll(keepingCapacity: true)
+                            } catch {
+                                // SQLite backed the whole statement out; written one by one, the
+                                // failing row throws what it throws in a save without groups.
+                                try insertOneByOne(
+                                    &grouped, of: inserted, into: target, schema: schema, storeNumber: storeNumber, largest: &runLargest)
+                            }
+                        }
+                        continue
+                    }
+                }
+                try insertOneByOne(&grouped, of: inserted, into: target, schema: schema, storeNumber: storeNumber, largest: &runLargest)
                 let key = try insert(node, into: target, schema: schema, storeNumber: storeNumber)
                 runLargest = max(runLargest ?? key, key)
-                versions[objectID] = 1
             }
-            if let previous = current, let largest = runLargest {
-                largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
+            if let previous = current {
+                try insertOneByOne(&grouped, of: inserted, into: previous, schema: schema, storeNumber: storeNumber, largest: &runLargest)
+                if let largest = runLargest {
+                    largestKeys[previous.counter] = max(largestKeys[previous.counter] ?? 0, largest)
+                }
             }
             // To-manys after every row exists: some are written into the destinations' rows.
             for index in withToManys {
@@ -107,10 +157,41 @@ extension SQLiteStore {
 
     // MARK: Rows
 
+    /// How many rows one INSERT of a save writes at most. SQLite's work per statement (opening
+    /// the table's and indexes' cursors, halting, resetting) is about a quarter of a short row's
+    /// insert; one statement per 32 rows of a run of inserts of one entity spreads it over them
+    /// (docs/benchmarks.md, "Rows in groups").
+    static let rowsPerInsert = 32
+
+    /// `INSERT INTO <table> (…) VALUES (…), (…), …`: ``insertStatementSQL(for:)`` for `rows`
+    /// rows at once (cached per entity; one row's parameters after another's).
+    func groupInsertStatementSQL(for mapping: SQLEntityMapping, rows: Int) -> String {
+        if let cached = groupInsertSQL[mapping.name], cached.rows == rows { return cached.sql }
+        let single = insertStatementSQL(for: mapping)
+        guard let valuesStart = single.range(of: " VALUES ", options: .backwards) else { return single }
+        let tuple = String(single[valuesStart.upperBound...])
+        let sql = String(single[..<valuesStart.upperBound]) + Array(repeating: tuple, count: rows).joined(separator: ", ")
+        groupInsertSQL[mapping.name] = (rows, sql)
+        return sql
+    }
+
+    /// Writes the rows bound into a group that was not run (cut short, or backed out by an
+    /// error) one by one through the target's single-row INSERT, and forgets them.
+    private func insertOneByOne(
+        _ rows: inout [Int], of nodes: [StoreNode], into target: SQLiteInsertTarget, schema: SQLSchema, storeNumber: Int,
+        largest: inout Int64?
+    ) throws {
+        guard !rows.isEmpty else { return }
+        for index in rows {
+            let key = try insert(nodes[index], into: target, schema: schema, storeNumber: storeNumber)
+            largest = max(largest ?? key, key)
+        }
+        rows.removeAll(keepingCapacity: true)
+    }
+
     /// Inserts one row through the target's statement (``insertStatementSQL(for:)``), reset and
     /// ready. A node in the model's own layout of the entity is bound slot by slot from its value
-    /// buffer (read in place: no column description or value is copied per column), any other
-    /// by name.
+    /// buffer (``bindRow(_:into:statement:base:schema:storeNumber:)``), any other by name.
     private func insert(_ node: StoreNode, into target: SQLiteInsertTarget, schema: SQLSchema, storeNumber: Int) throws -> Int64 {
         let mapping = target.mapping
         if mapping.isAbstract {
@@ -118,23 +199,40 @@ extension SQLiteStore {
                 .persistentStoreSave, "Entity \(mapping.name) is abstract; object \(node.objectID) cannot be saved",
                 objectIDs: [node.objectID], entityName: mapping.name)
         }
-        let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
         let statement = target.statement
         guard let plan = target.plan, node.layout === plan.layout else {
+            let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
             try mapping.checkAttributeKeys(of: node, modelLayout: target.plan?.layout, model: model)
             try bindByName(node, key: key, mapping: mapping, to: statement, schema: schema)
             try statement.run()
             return key
         }
-        statement.bind(int64: key, at: 1)
-        statement.bind(int64: Int64(mapping.number), at: 2)
+        let key = try bindRow(node, into: target, statement: statement, base: 0, schema: schema, storeNumber: storeNumber)
+        try statement.run()
+        return key
+    }
+
+    /// Binds a node of the target's plan layout as the row whose parameters start after `base`
+    /// (0 for the single-row INSERT, the row's position times the parameters per row in a
+    /// group) and returns its key. The node's value buffer is read in place (no column
+    /// description or value is copied per column).
+    private func bindRow(
+        _ node: StoreNode, into target: SQLiteInsertTarget, statement: SQLiteStatement, base: Int32, schema: SQLSchema,
+        storeNumber: Int
+    ) throws -> Int64 {
+        let mapping = target.mapping
+        let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
+        // Callers bind only nodes of the plan's layout; the plan is there then.
+        guard let plan = target.plan else { return key }
+        statement.bind(int64: key, at: base + 1)
+        statement.bind(int64: Int64(mapping.number), at: base + 2)
         // The node's own buffer (shared, not copied), read through a buffer pointer: the
         // pointer is used only inside the closure, while `values` keeps the storage alive, and
         // every slot the plan holds is a slot of this layout (the plan was made from it), so
         // the bounds check below only guards a plan made for another layout's size.
         let values = node.slots(in: plan.layout).values
         try values.withUnsafeBufferPointer { values in
-            var index: Int32 = 3
+            var index: Int32 = base + 3
             for position in target.attributeSlots.indices {
                 let slot = target.attributeSlots[position]
                 if slot < 0 || slot >= values.count || values[slot].isNull {
@@ -168,7 +266,6 @@ extension SQLiteStore {
                 index += hasEntityColumn ? 2 : 1
             }
         }
-        try statement.run()
         return key
     }
 

@@ -65,6 +65,8 @@ public final class SQLiteStore: ConcurrentReadingStore, SchemaReportingStore {
     var createdSchema = false
     /// INSERT statements by entity name.
     var insertSQL: [String: String] = [:]
+    /// INSERT statements of several rows at once, by entity name, with their number of rows.
+    var groupInsertSQL: [String: (rows: Int, sql: String)] = [:]
     /// Row readers by the entity numbers they read.
     var rowReaders: [[Int]: SQLiteRowReader] = [:]
     /// What firing a single fault needs, per entity (by `ObjectID`'s entity number).
