@@ -27,15 +27,18 @@ struct GroupInsertTests {
         return team
     }
 
-    @Test("The INSERT of a group repeats the row's values once per row")
+    @Test("The INSERT of a group repeats the row's values once per row, and fails rather than aborts")
     func groupStatementText() throws {
         let store = try openStore(try InsertSaveTests.model(), at: nil)
         let mapping = try store.mapping(of: "Team")
         let single = store.insertStatementSQL(for: mapping)
         let group = store.groupInsertStatementSQL(for: mapping, rows: 3)
         let tuple = "(?, ?, 1, ?)"
-        #expect(single.hasSuffix(" VALUES " + tuple))
-        #expect(group == single.replacingOccurrences(of: " VALUES " + tuple, with: " VALUES \(tuple), \(tuple), \(tuple)"))
+        #expect(single.hasPrefix("INSERT INTO ") && single.hasSuffix(" VALUES " + tuple))
+        #expect(
+            group
+                == single.replacingOccurrences(of: "INSERT INTO ", with: "INSERT OR FAIL INTO ")
+                .replacingOccurrences(of: " VALUES " + tuple, with: " VALUES \(tuple), \(tuple), \(tuple)"))
     }
 
     @Test("A run of a group's rows in the model's layout is written through the group's INSERT")
@@ -56,6 +59,22 @@ struct GroupInsertTests {
         _ = try store.execute(.save(SaveChangesRequest(insertedObjects: nodes)))
         #expect(store.groupInsertSQL["Person"]?.rows == SQLiteStore.rowsPerInsert, "a group was written")
         #expect(try InsertSaveTests.personRows(at: url).map(\.name) == (0..<count).map { "person \($0)" })
+    }
+
+    @Test("An INSERT OR FAIL of several rows that fails keeps the rows before the failing one and counts them as its changes")
+    func orFailCountsTheRowsBeforeTheFailure() throws {
+        let connection = try SQLiteConnection(url: nil, readOnly: false, create: true)
+        try connection.prepare("CREATE TABLE T (K INTEGER PRIMARY KEY, V TEXT)").run()
+        try connection.prepare("INSERT INTO T VALUES (3, 'taken')").run()
+        try connection.transaction {
+            let insert = try connection.prepare("INSERT OR FAIL INTO T VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+            #expect(throws: StoreError.self) { try insert.run() }
+            #expect(connection.changes == 2, "the save goes on one by one from the failing row")
+        }
+        let select = try connection.prepare("SELECT K FROM T ORDER BY K")
+        var keys: [Int64] = []
+        while try select.step() { keys.append(select.int64(at: 0)) }
+        #expect(keys == [1, 2, 3])
     }
 
     @Test("A group's INSERT taken by a full statement cache (which starts over) leaves the run's single-row INSERT usable")
