@@ -187,6 +187,11 @@ final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Rows changed by every INSERT, UPDATE and DELETE that completed on the connection: the
+    /// difference across one statement is what it changed, and 0 for a statement that never ran
+    /// or was backed out (``changes`` would still tell the previous statement's count).
+    var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
     /// The rowid of the last inserted row.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

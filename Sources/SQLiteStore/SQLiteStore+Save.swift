@@ -87,6 +87,7 @@ extension SQLiteStore {
                         runLargest = max(runLargest ?? key, key)
                         grouped.append(index)
                         if grouped.count == target.rowsPerGroup {
+                            let changesBefore = connection.totalChanges
                             do {
                                 try group.run()
                                 grouped.removeAll(keepingCapacity: true)
@@ -94,8 +95,10 @@ extension SQLiteStore {
                                 // `OR FAIL` keeps the rows before the failing one (SQLite counts
                                 // them as the statement's changes); the rest go one by one, so the
                                 // failing row throws what it throws in a save without groups. The
-                                // save's transaction is rolled back by that error.
-                                let written = min(max(connection.changes, 0), grouped.count - 1)
+                                // save's transaction is rolled back by that error. Counted from the
+                                // connection's total, so a statement that never ran counts none
+                                // (a count too low fails the save on a taken key; never skips a row).
+                                let written = min(max(connection.totalChanges - changesBefore, 0), grouped.count - 1)
                                 grouped.removeFirst(written)
                                 try insertOneByOne(
                                     &grouped, of: inserted, into: target, schema: schema, storeNumber: storeNumber, largest: &runLargest)

@@ -61,15 +61,21 @@ struct GroupInsertTests {
         #expect(try InsertSaveTests.personRows(at: url).map(\.name) == (0..<count).map { "person \($0)" })
     }
 
-    @Test("An INSERT OR FAIL of several rows that fails keeps the rows before the failing one and counts them as its changes")
+    @Test("An INSERT OR FAIL of several rows that fails keeps the rows before the failing one and counts them in the connection's total")
     func orFailCountsTheRowsBeforeTheFailure() throws {
         let connection = try SQLiteConnection(url: nil, readOnly: false, create: true)
         try connection.prepare("CREATE TABLE T (K INTEGER PRIMARY KEY, V TEXT)").run()
         try connection.prepare("INSERT INTO T VALUES (3, 'taken')").run()
         try connection.transaction {
+            let before = connection.totalChanges
             let insert = try connection.prepare("INSERT OR FAIL INTO T VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
             #expect(throws: StoreError.self) { try insert.run() }
-            #expect(connection.changes == 2, "the save goes on one by one from the failing row")
+            #expect(connection.totalChanges - before == 2, "the save goes on one by one from the failing row")
+            // A statement that cannot run changes the total by nothing.
+            insert.finalize()
+            let afterFailure = connection.totalChanges
+            #expect(throws: StoreError.self) { try insert.run() }
+            #expect(connection.totalChanges == afterFailure)
         }
         let select = try connection.prepare("SELECT K FROM T ORDER BY K")
         var keys: [Int64] = []
