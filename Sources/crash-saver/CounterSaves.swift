@@ -4,11 +4,12 @@
 //
 //     crash-saver count-create <store-path>
 //         Creates the counter store and exits.
-//     crash-saver count <store-path> <process-number> <threads> <saves-per-thread>
+//     crash-saver count <store-path> <process-number> <threads> <saves-per-thread> [<rows-per-save>]
 //         Each thread, with its own context on one coordinator (so the read pool opens readers
-//         beside the writer), counts its rows (a fetch) and inserts one `Tally` per save. Prints
-//         `done N` once every thread finished (N saves acknowledged), then waits to be killed:
-//         a clean exit would checkpoint the write-ahead log and hide a log deleted under it.
+//         beside the writer), counts its rows (a fetch) and inserts one `Tally` per save (or
+//         rows-per-save of them: 32 or more go partly in groups of 32 rows per INSERT). Prints
+//         `done N` once every thread finished (N rows of acknowledged saves), then waits to be
+//         killed: a clean exit would checkpoint the write-ahead log and hide a log deleted under it.
 //     crash-saver peek <store-type> <store-path> crash|counter
 //         Opens the store (of the crash test's or the counter test's model) and closes it again, over and over, until killed: what the
 //         `sqlite3` shell, `storectl`, a backup script or a second instance do. Closing the last
@@ -39,9 +40,11 @@ func runCounter(_ arguments: [String]) -> Never {
         let coordinator = PersistentStoreCoordinator(model: model, registry: registry)
         _ = try coordinator.addPersistentStore(type: "SQLite", at: url)
         if arguments[1] == "count-create" { exit(0) }
-        guard arguments.count == 6, let process = Int64(arguments[3]), let threads = Int(arguments[4]),
-            let saves = Int(arguments[5]), threads > 0, saves >= 0
-        else { fail("usage: crash-saver count <store-path> <process-number> <threads> <saves-per-thread>", status: 64) }
+        guard arguments.count == 6 || arguments.count == 7, let process = Int64(arguments[3]), let threads = Int(arguments[4]),
+            let saves = Int(arguments[5]), let rows = arguments.count == 7 ? Int(arguments[6]) : 1, threads > 0, saves >= 0, rows > 0
+        else {
+            fail("usage: crash-saver count <store-path> <process-number> <threads> <saves-per-thread> [<rows-per-save>]", status: 64)
+        }
         let acknowledged = Mutex(0)
         let failure = Mutex<String?>(nil)
         let finished = DispatchGroup()
@@ -55,15 +58,17 @@ func runCounter(_ arguments: [String]) -> Never {
                     mine.predicate = try FetchPredicate(format: "process == %@ AND thread == %@", process, Int64(thread))
                     for sequence in 0..<saves {
                         let stored = try context.count(for: mine)
-                        guard stored == sequence else {
+                        guard stored == sequence * rows else {
                             throw StoreError(.coreData, "thread \(thread) sees \(stored) of its rows before save \(sequence)")
                         }
-                        let tally = try context.insert(entityName: "Tally")
-                        try tally.setValue(.int(process), forKey: "process")
-                        try tally.setValue(.int(Int64(thread)), forKey: "thread")
-                        try tally.setValue(.int(Int64(sequence)), forKey: "sequence")
+                        for row in 0..<rows {
+                            let tally = try context.insert(entityName: "Tally")
+                            try tally.setValue(.int(process), forKey: "process")
+                            try tally.setValue(.int(Int64(thread)), forKey: "thread")
+                            try tally.setValue(.int(Int64(sequence * rows + row)), forKey: "sequence")
+                        }
                         try context.save()
-                        acknowledged.withLock { $0 += 1 }
+                        acknowledged.withLock { $0 += rows }
                         context.reset()
                     }
                 } catch {

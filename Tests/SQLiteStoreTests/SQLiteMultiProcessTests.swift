@@ -18,6 +18,19 @@ struct SQLiteMultiProcessTests {
 
     @Test(.enabled(if: CrashTestHarness.saver != nil, "the crash-saver executable was not found beside the tests"))
     func everyAcknowledgedSaveOfTwoProcessesSurvivesAThirdOpeningTheStore() throws {
+        try Self.saveFromTwoProcesses(threads: Self.threads, saves: Self.saves, rows: 1)
+    }
+
+    /// Saves of 40 rows: a group of 32 through one INSERT and 8 rows one by one, from two
+    /// processes and a third opening and closing the store.
+    @Test(.enabled(if: CrashTestHarness.saver != nil, "the crash-saver executable was not found beside the tests"))
+    func everyRowOfAcknowledgedSavesInGroupsSurvives() throws {
+        try Self.saveFromTwoProcesses(threads: 2, saves: 20, rows: SQLiteStore.rowsPerInsert + 8)
+    }
+
+    /// Two saver processes of `threads` threads, each making `saves` saves of `rows` rows, while
+    /// a third process opens and closes the store; then every acknowledged row is checked.
+    static func saveFromTwoProcesses(threads: Int, saves: Int, rows: Int) throws {
         let saver = try #require(CrashTestHarness.saver)
         let directory = try TemporaryDirectory()
         let url = directory.file("Counters.sqlite")
@@ -28,7 +41,7 @@ struct SQLiteMultiProcessTests {
         defer { peeker.kill() }
         #expect(peeker.nextLine() == "peeked")
         let savers = try (1...2).map {
-            try ChildProcess(saver, ["count", url.path, String($0), String(Self.threads), String(Self.saves)])
+            try ChildProcess(saver, ["count", url.path, String($0), String(threads), String(saves), String(rows)])
         }
         var acknowledged = 0
         for child in savers {
@@ -37,7 +50,7 @@ struct SQLiteMultiProcessTests {
             let line = child.nextLine() ?? "(no output)"
             child.kill()
             let count = line.hasPrefix("done ") ? Int(line.dropFirst("done ".count)) : nil
-            #expect(count == Self.threads * Self.saves, "a saver answered: \(line)")
+            #expect(count == threads * saves * rows, "a saver answered: \(line)")
             acknowledged += count ?? 0
         }
         peeker.kill()
@@ -49,12 +62,12 @@ struct SQLiteMultiProcessTests {
         var groups = 0
         while try statement.step() {
             let count = Int(statement.int64(at: 2))
-            #expect(count == Self.saves, "process \(statement.int64(at: 0)) thread \(statement.int64(at: 1)) kept \(count) of \(Self.saves) saves")
-            #expect(statement.int64(at: 3) == Int64(Self.saves - 1))
+            #expect(count == saves * rows, "process \(statement.int64(at: 0)) thread \(statement.int64(at: 1)) kept \(count) of \(saves * rows) rows")
+            #expect(statement.int64(at: 3) == Int64(saves * rows - 1))
             stored += count
             groups += 1
         }
-        #expect(groups == 2 * Self.threads)
-        #expect(stored == acknowledged, "\(acknowledged - stored) of \(acknowledged) acknowledged saves are missing")
+        #expect(groups == 2 * threads)
+        #expect(stored == acknowledged, "\(acknowledged - stored) of \(acknowledged) acknowledged rows are missing")
     }
 }
