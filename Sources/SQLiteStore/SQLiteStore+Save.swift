@@ -65,44 +65,20 @@ extension SQLiteStore {
                 // is of the same entity); one cut short (another entity or layout in between)
                 // is written one by one.
                 if target.rowsPerGroup > 1, !target.mapping.isAbstract, let plan = target.plan, node.layout === plan.layout {
-                    var group = grouped.isEmpty ? nil : target.groupStatement
-                    if group == nil, index + target.rowsPerGroup <= inserted.count,
-                        inserted[index + target.rowsPerGroup - 1].objectID.entityNumber == target.entityNumber
-                    {
-                        if target.groupStatement == nil {
-                            target.groupStatement = try connection.cached(groupInsertStatementSQL(for: target.mapping, rows: target.rowsPerGroup))
-                            // A full cache starts over when it takes the group's statement,
-                            // finalizing the single-row one held here: asked for again (the
-                            // cache holds one statement now, so this cannot start it over).
-                            if target.statement.handle == nil {
-                                target.statement = try connection.cached(insertStatementSQL(for: target.mapping))
-                            }
-                        }
-                        group = target.groupStatement
-                    }
-                    if let group {
+                    let startsGroup =
+                        grouped.isEmpty && index + target.rowsPerGroup <= inserted.count
+                        && inserted[index + target.rowsPerGroup - 1].objectID.entityNumber == target.entityNumber
+                    if startsGroup || !grouped.isEmpty {
+                        let group = try groupStatement(of: target, connection: connection)
                         let key = try bindRow(
                             node, into: target, statement: group, base: Int32(grouped.count) * target.parametersPerRow,
                             schema: schema, storeNumber: storeNumber)
                         runLargest = max(runLargest ?? key, key)
                         grouped.append(index)
                         if grouped.count == target.rowsPerGroup {
-                            let changesBefore = connection.totalChanges
-                            do {
-                                try group.run()
-                                grouped.removeAll(keepingCapacity: true)
-                            } catch {
-                                // `OR FAIL` keeps the rows before the failing one (SQLite counts
-                                // them as the statement's changes); the rest go one by one, so the
-                                // failing row throws what it throws in a save without groups. The
-                                // save's transaction is rolled back by that error. Counted from the
-                                // connection's total, so a statement that never ran counts none
-                                // (a count too low fails the save on a taken key; never skips a row).
-                                let written = min(max(connection.totalChanges - changesBefore, 0), grouped.count - 1)
-                                grouped.removeFirst(written)
-                                try insertOneByOne(
-                                    &grouped, of: inserted, into: target, schema: schema, storeNumber: storeNumber, largest: &runLargest)
-                            }
+                            try run(
+                                group, writing: &grouped, of: inserted, into: target, connection: connection, schema: schema,
+                                storeNumber: storeNumber, largest: &runLargest)
                         }
                         continue
                     }
@@ -181,15 +157,51 @@ extension SQLiteStore {
     /// and keeps the rows before it, and the save, which then fails, rolls its transaction back.
     func groupInsertStatementSQL(for mapping: SQLEntityMapping, rows: Int) -> String {
         if let cached = groupInsertSQL[mapping.name], cached.rows == rows { return cached.sql }
-        let single = insertStatementSQL(for: mapping)
-        guard single.hasPrefix("INSERT INTO "), let valuesStart = single.range(of: " VALUES ", options: .backwards) else {
-            return single
-        }
-        let tuple = String(single[valuesStart.upperBound...])
-        let head = "INSERT OR FAIL INTO " + single[single.index(single.startIndex, offsetBy: "INSERT INTO ".count)..<valuesStart.upperBound]
-        let sql = head + Array(repeating: tuple, count: rows).joined(separator: ", ")
+        let sql = Self.insertSQL(for: mapping, verb: "INSERT OR FAIL", rows: rows)
         groupInsertSQL[mapping.name] = (rows, sql)
         return sql
+    }
+
+    /// `<verb> INTO <table> (Z_PK, Z_ENT, Z_OPT, <row columns>) VALUES (?, ?, 1, ?, …)`, the
+    /// values' parentheses repeated for `rows` rows.
+    private static func insertSQL(for mapping: SQLEntityMapping, verb: String, rows: Int) -> String {
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns
+        let values = ["?", "?", "1"] + Array(repeating: "?", count: mapping.rowColumns.count)
+        let tuple = "(\(values.joined(separator: ", ")))"
+        return "\(verb) INTO \(SQLSchema.sql(mapping.table)) (\(columns.map(SQLSchema.sql).joined(separator: ", "))) VALUES "
+            + Array(repeating: tuple, count: rows).joined(separator: ", ")
+    }
+
+    /// The target's INSERT of a group, asked of the connection the first time a run of the
+    /// target's entity starts one.
+    private func groupStatement(of target: SQLiteInsertTarget, connection: SQLiteConnection) throws -> SQLiteStatement {
+        if let group = target.groupStatement { return group }
+        let group = try connection.cached(groupInsertStatementSQL(for: target.mapping, rows: target.rowsPerGroup))
+        target.groupStatement = group
+        // A full cache starts over when it takes the group's statement, finalizing the
+        // single-row one the target holds: asked for again (the cache holds one statement now,
+        // so this cannot start it over).
+        if target.statement.handle == nil { target.statement = try connection.cached(insertStatementSQL(for: target.mapping)) }
+        return group
+    }
+
+    /// Runs a group whose rows are all bound and forgets them. When it fails, `OR FAIL` kept
+    /// the rows before the failing one (counted from the connection's total of changes, so a
+    /// statement that never ran counts none: a count too low fails the save on a taken key and
+    /// never skips a row); the rest go one by one, so the failing row throws what it throws in
+    /// a save without groups, and that error rolls the save's transaction back.
+    private func run(
+        _ group: SQLiteStatement, writing rows: inout [Int], of nodes: [StoreNode], into target: SQLiteInsertTarget,
+        connection: SQLiteConnection, schema: SQLSchema, storeNumber: Int, largest: inout Int64?
+    ) throws {
+        let changesBefore = connection.totalChanges
+        do {
+            try group.run()
+            rows.removeAll(keepingCapacity: true)
+        } catch {
+            rows.removeFirst(min(max(connection.totalChanges - changesBefore, 0), rows.count - 1))
+            try insertOneByOne(&rows, of: nodes, into: target, schema: schema, storeNumber: storeNumber, largest: &largest)
+        }
     }
 
     /// Writes the rows bound into a group that was not run (cut short, or backed out by an
@@ -307,10 +319,7 @@ extension SQLiteStore {
     /// entity (cached per entity): key and entity number first, then ``SQLEntityMapping/rowColumns``.
     func insertStatementSQL(for mapping: SQLEntityMapping) -> String {
         if let cached = insertSQL[mapping.name] { return cached }
-        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + mapping.rowColumns
-        let values = ["?", "?", "1"] + Array(repeating: "?", count: mapping.rowColumns.count)
-        let sql =
-            "INSERT INTO \(SQLSchema.sql(mapping.table)) (\(columns.map(SQLSchema.sql).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        let sql = Self.insertSQL(for: mapping, verb: "INSERT", rows: 1)
         insertSQL[mapping.name] = sql
         return sql
     }
