@@ -60,8 +60,8 @@ extension PostgreSQLStore {
             for (mapping, nodes) in try insertedNodesByEntity(request) {
                 let largest = try insert(nodes, mapping: mapping, connection: connection, schema: schema)
                 let counter = Self.counterNumber(of: mapping, in: schema)
+                // Inserted rows are at version 1, left implied in the answer (`StoreResult.saved`).
                 largestKeys[counter] = max(largestKeys[counter] ?? 0, largest)
-                for node in nodes { versions[node.objectID] = 1 }
             }
             // To-manys after every row exists: some are written into the destinations' rows.
             for node in request.insertedObjects where node.hasLoadedToManys {

@@ -15,8 +15,10 @@ extension SQLiteStore {
                 fileURL: url)
         }
         if request.isEmpty && !metadataChanged { return .saved(versions: [:]) }
+        // The updated objects' new versions; inserted rows are at version 1, which the answer
+        // leaves implied (`StoreResult.saved`).
         var versions: [ObjectID: Int64] = [:]
-        versions.reserveCapacity(request.insertedObjects.count + request.updatedObjects.count)
+        versions.reserveCapacity(request.updatedObjects.count)
         try connection.transaction {
             var conflicts: [ObjectID] = []
             var largestKeys: [Int: Int64] = [:]
@@ -59,7 +61,6 @@ extension SQLiteStore {
                 }
                 // Set just above when it was nil.
                 guard let target = current else { continue }
-                versions[objectID] = 1
                 // Rows of the model's layout go in groups of `rowsPerGroup` through one INSERT.
                 // A group starts only where the run still has that many rows ahead (its last row
                 // is of the same entity); one cut short (another entity or layout in between)

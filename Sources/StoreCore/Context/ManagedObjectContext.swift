@@ -42,13 +42,39 @@ public final class ManagedObjectContext {
     // and no access to these tables is held across a call that could reach them again.
     #if DEBUG
     var registered = ObjectRegistry()
-    var inserted: [ObjectKey: ManagedObject] = [:]
+    var inserted: [ObjectKey: ManagedObject] = [:] {
+        didSet { insertedChanged() }
+    }
     var updated: [ObjectKey: ManagedObject] = [:]
     #else
     @exclusivity(unchecked) var registered = ObjectRegistry()
-    @exclusivity(unchecked) var inserted: [ObjectKey: ManagedObject] = [:]
+    @exclusivity(unchecked) var inserted: [ObjectKey: ManagedObject] = [:] {
+        didSet { insertedChanged() }
+    }
     @exclusivity(unchecked) var updated: [ObjectKey: ManagedObject] = [:]
     #endif
+    /// The objects of ``inserted`` in the order they were inserted, while
+    /// ``insertionLogIsComplete``: a save reads its inserts here, in memory order, instead of
+    /// walking the dictionary in hash order and ordering what it found (a visit of every object
+    /// at random, about a twelfth of W1's wall time; docs/benchmarks.md).
+    private var insertionLog: [ManagedObject] = []
+    /// Whether ``insertionLog`` holds exactly the objects of ``inserted``: true while every
+    /// change to ``inserted`` since it was last empty was an insert (``enterInserted(_:)``); any
+    /// other change drops the log until ``inserted`` is empty again.
+    private var insertionLogIsComplete = true
+    /// Set while ``enterInserted(_:)`` adds to ``inserted`` (the one change the log follows).
+    private var loggingInsert = false
+
+    /// After every change to ``inserted``: keeps ``insertionLog`` to what it can vouch for.
+    private func insertedChanged() {
+        if inserted.isEmpty {
+            if !insertionLog.isEmpty { insertionLog = [] }
+            insertionLogIsComplete = true
+        } else if !loggingInsert && insertionLogIsComplete {
+            insertionLog = []
+            insertionLogIsComplete = false
+        }
+    }
     var deleted: [ObjectKey: ManagedObject] = [:]
     /// Records changes for undo and redo when set (nil, the default, records nothing). Changes
     /// made before it was set are where undo stops: undoing never goes back past them.
@@ -318,7 +344,10 @@ public final class ManagedObjectContext {
         // The count of live undo managers first (an atomic load): reading `undoManager` is an
         // exclusivity check per insert (about 80 instructions), as `didChange` avoids too.
         if ContextUndoManager.live.load(ordering: .relaxed) > 0, undoManager != nil { noteUndoableChange(object) }
+        loggingInsert = true
         inserted[ObjectKey(object)] = object
+        loggingInsert = false
+        if insertionLogIsComplete { insertionLog.append(object) }
         unannouncedInserts.append(object.objectID)
     }
 
@@ -669,13 +698,15 @@ public final class ManagedObjectContext {
                     // The object's own node, as saved: its slots become the committed snapshot
                     // at the saved version, with no copy of the node made to change its version
                     // and handed to `committed` (about 190 instructions per object fewer).
-                    let version = versionsInOrder?[firstPosition + index] ?? versions[object.objectID] ?? requested.version
+                    // An insert its store left out of the versions is at 1 (`StoreResult.saved`).
+                    let version =
+                        versionsInOrder?[firstPosition + index] ?? versions[object.objectID] ?? (isInsert ? 1 : requested.version)
                     object.version = version
                     object.keepCommitted(slotsOf: nodes[index], version: version)
                 } else {
                     var committed = requested.objectID == object.objectID ? nodes[index] : object.snapshot()
                     if changedByStore, let stored = try? coordinator.node(for: object.objectID) { committed = stored }
-                    committed.version = versions[object.objectID] ?? requested.version
+                    committed.version = versions[object.objectID] ?? (isInsert ? 1 : requested.version)
                     object.version = committed.version
                     object.committed = committed
                 }
@@ -699,6 +730,25 @@ public final class ManagedObjectContext {
 
     /// The inserted objects that are not deleted, in registration order.
     private func insertedInRegistrationOrder() -> [ManagedObject] {
+        // The insertion log, when it is complete: no visit of the dictionary. Objects are
+        // registered as they are inserted, so its orders ascend; they are checked to (which
+        // also proves no object is in it twice), and the dictionary's path is taken if not.
+        if insertionLogIsComplete && insertionLog.count == inserted.count {
+            var previous = Int.min
+            var inOrder = true
+            var anyDeleted = false
+            for index in insertionLog.indices {
+                let object = insertionLog[index]
+                let order = object.registrationOrder
+                if order <= previous {
+                    inOrder = false
+                    break
+                }
+                previous = order
+                if object.isDeleted { anyDeleted = true }
+            }
+            if inOrder { return anyDeleted ? insertionLog.filter { !$0.isDeleted } : insertionLog }
+        }
         // Appended to an array of the table's size (`filter` grows its result as it goes).
         var objects: [ManagedObject] = []
         objects.reserveCapacity(inserted.count)

@@ -951,9 +951,16 @@ public final class PersistentStoreCoordinator: Sendable {
     /// a constraint throws 133021 listing each ``ConstraintConflict``.
     ///
     /// The versions are keyed by the objects' IDs after the save: an atomic store may give saved
-    /// objects other IDs while writing (``AtomicStore/replaceObjectIDs(_:)``).
+    /// objects other IDs while writing (``AtomicStore/replaceObjectIDs(_:)``). Every inserted
+    /// and updated object has one (an insert its store left implied is at 1).
     public func save(_ request: SaveChangesRequest) throws -> [ObjectID: Int64] {
-        try save(request, insertedRowsHeld: false).versions
+        let outcome = try save(request, insertedRowsHeld: false)
+        var versions = outcome.versions
+        for node in request.insertedObjects {
+            let id = outcome.replacedObjectIDs[node.objectID] ?? node.objectID
+            if versions[id] == nil { versions[id] = 1 }
+        }
+        return versions
     }
 
     /// ``save(_:)``; with `insertedRowsHeld` (a context's save), the row of each inserted object
@@ -1026,7 +1033,9 @@ public final class PersistentStoreCoordinator: Sendable {
                             // One copy of the node, into the cache (iterating would make another).
                             var cached = nodes[index]
                             let node = (objectID: cached.objectID, version: cached.version)
-                            cached.version = saved[node.objectID] ?? node.version
+                            // An insert the store left out of its versions is at 1; an empty
+                            // answer (a save of inserts only) is not hashed into.
+                            cached.version = (saved.isEmpty ? nil : saved[node.objectID]) ?? (inserted ? 1 : node.version)
                             if whole { inOrder.append(cached.version) }
                             // One lookup: replace the row in place, or add it.
                             if let index = state.rowCache.index(forKey: node.objectID) {

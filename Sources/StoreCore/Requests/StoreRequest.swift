@@ -24,7 +24,12 @@ public enum StoreResult: Sendable, Equatable {
     case count(Int)
     /// Dictionaries (a fetch with ``FetchResultType/dictionaries``); nil values are absent.
     case dictionaries([[String: StoreValue]])
-    /// A save succeeded; the new row version of every inserted and updated object.
+    /// A save succeeded; the new row version of every updated object, and of each inserted
+    /// object whose version is not 1. An inserted object absent from `versions` is at version 1,
+    /// as every built-in store writes it (SQLite's and PostgreSQL's `Z_OPT`): the SQLite and
+    /// PostgreSQL stores leave their inserts out, so a save of many new objects builds no
+    /// dictionary of them. A store that reports every insert, as the atomic stores do, is
+    /// read the same.
     case saved(versions: [ObjectID: Int64])
     /// A batch request succeeded, answered in the form its result type asked for.
     case batch(BatchResult)
