@@ -88,14 +88,22 @@ final class SQLiteStatement {
     /// Binds text, copying its UTF-8 bytes without an intermediate allocation for native strings.
     func bind(text value: String, at index: Int32) {
         if recordsValues { boundValues[index] = StoreInstrumentation.describe(text: value) }
-        var value = value
-        value.withUTF8 { buffer in
-            // A non-nil pointer even for "", so SQLite stores an empty string rather than NULL.
-            let base = buffer.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)
-            _ = sqlite3_bind_text64(
-                handle, index, base?.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), Self.transient,
-                UInt8(SQLITE_UTF8))
+        // A native string's bytes are read where they are (no copy of the string to make it
+        // contiguous, which `withUTF8` needs a variable for: a retain and a release per text).
+        let bound: Void? = value.utf8.withContiguousStorageIfAvailable { bind(utf8: $0, at: index) }
+        if bound == nil {
+            var value = value
+            value.withUTF8 { bind(utf8: $0, at: index) }
         }
+    }
+
+    /// Binds UTF-8 bytes as text (SQLite copies them).
+    private func bind(utf8 buffer: UnsafeBufferPointer<UInt8>, at index: Int32) {
+        // A non-nil pointer even for "", so SQLite stores an empty string rather than NULL.
+        let base = buffer.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)
+        _ = sqlite3_bind_text64(
+            handle, index, base?.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), Self.transient,
+            UInt8(SQLITE_UTF8))
     }
 
     /// Binds bytes; empty data is a zero-length blob, not NULL.

@@ -65,7 +65,7 @@ extension SQLiteStore {
                 // A group starts only where the run still has that many rows ahead (its last row
                 // is of the same entity); one cut short (another entity or layout in between)
                 // is written one by one.
-                if target.rowsPerGroup > 1, !target.mapping.isAbstract, let plan = target.plan, node.layout === plan.layout {
+                if target.rowsPerGroup > 1, !target.mapping.isAbstract, let plan = target.plan, node.usesLayout(plan.layout) {
                     let startsGroup =
                         grouped.isEmpty && index + target.rowsPerGroup <= inserted.count
                         && inserted[index + target.rowsPerGroup - 1].objectID.entityNumber == target.entityNumber
@@ -250,18 +250,18 @@ extension SQLiteStore {
         _ node: StoreNode, into target: SQLiteInsertTarget, statement: SQLiteStatement, base: Int32, schema: SQLSchema,
         storeNumber: Int
     ) throws -> Int64 {
-        let mapping = target.mapping
+        // The mapping is read through the target where needed (a copy of it retained each of
+        // its arrays for every row).
         let key = try primaryKey(of: node.objectID, storeNumber: storeNumber)
         // Callers bind only nodes of the plan's layout; the plan is there then.
-        guard let plan = target.plan else { return key }
+        guard let layout = target.plan?.layout else { return key }
         statement.bind(int64: key, at: base + 1)
-        statement.bind(int64: Int64(mapping.number), at: base + 2)
-        // The node's own buffer (shared, not copied), read through a buffer pointer: the
-        // pointer is used only inside the closure, while `values` keeps the storage alive, and
-        // every slot the plan holds is a slot of this layout (the plan was made from it), so
-        // the bounds check below only guards a plan made for another layout's size.
-        let values = node.slots(in: plan.layout).values
-        try values.withUnsafeBufferPointer { values in
+        statement.bind(int64: Int64(target.mapping.number), at: base + 2)
+        // The node's own buffer, read in place through a buffer pointer (the node is borrowed
+        // for the call, so the buffer lives while the pointer is used); every slot the plan
+        // holds is a slot of this layout (the plan was made from it), so the bounds check below
+        // only guards a plan made for another layout's size.
+        try node.withValueSlots(in: layout) { values in
             var index: Int32 = base + 3
             for position in target.attributeSlots.indices {
                 let slot = target.attributeSlots[position]
@@ -270,7 +270,7 @@ extension SQLiteStore {
                 } else if target.attributeTypes[position].holdsAsIs(values[slot]) {
                     SQLiteValueCoder.bind(values[slot], to: statement, at: index)
                 } else {
-                    let coerced = try SQLRowValues.coerced(values[slot], for: mapping.attributes[position], of: node)
+                    let coerced = try SQLRowValues.coerced(values[slot], for: target.mapping.attributes[position], of: node)
                     SQLiteValueCoder.bind(coerced, to: statement, at: index)
                 }
                 index += 1
@@ -283,10 +283,11 @@ extension SQLiteStore {
                     // checked path's error (133010).
                     let foreignKey =
                         try destination.integerKey(inStoreNumber: storeNumber)
-                        ?? self.foreignKey(of: destination, from: node, property: mapping.toOnes[position].name)
+                        ?? self.foreignKey(of: destination, from: node, property: target.mapping.toOnes[position].name)
                     statement.bind(int64: foreignKey, at: index)
                     if hasEntityColumn {
-                        let number = try SQLRowValues.entityNumber(of: destination, for: mapping.toOnes[position], of: node, schema: schema)
+                        let number = try SQLRowValues.entityNumber(
+                            of: destination, for: target.mapping.toOnes[position], of: node, schema: schema)
                         statement.bind(int64: Int64(number), at: index + 1)
                     }
                 } else {

@@ -341,6 +341,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         takeCommitted(values: nodeValues, toManys: nodeToManys, version: nodeVersion)
     }
 
+    /// ``committed`` made of slots moved out of the object's node (``StoreNode``'s
+    /// `takeSlots(in:)`), at `version` (which becomes the object's).
+    final func keepCommitted(movingValues nodeValues: consuming [StoreValue], toManys nodeToManys: consuming [[ObjectID]?], version nodeVersion: Int64) {
+        takeCommitted(values: nodeValues, toManys: nodeToManys, version: nodeVersion)
+    }
+
     /// ``keepCommitted(_:)`` of any other node, out of line: inlined, the setter's need of a
     /// node of its own made the fetch path copy every node it kept (docs/benchmarks.md).
     @inline(never)
@@ -752,8 +758,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for
     /// both), unless the object keeps transient values the snapshot leaves out.
     final func adoptCommittedValues() {
-        guard layout.transientValueSlots.isEmpty, let committedValues else { return }
-        values = committedValues
+        guard layout.transientValueSlots.isEmpty, committedValues != nil else { return }
+        // Usually the snapshot was made of this very buffer: nothing to assign (assigning it
+        // retained it and released it again).
+        if Self.isSameBuffer(values, committedValues) { return }
+        values = committedValues ?? values
+    }
+
+    /// Whether `committed` is `values`'s own storage (read in place, neither retained).
+    private static func isSameBuffer(_ values: [StoreValue], _ committed: [StoreValue]?) -> Bool {
+        guard let committed, !values.isEmpty, values.count == committed.count else { return false }
+        return values.withUnsafeBufferPointer { own in committed.withUnsafeBufferPointer { $0.baseAddress == own.baseAddress } }
     }
 
     /// After a save whose store chose some of the saved values: every persistent slot takes the

@@ -686,8 +686,10 @@ public final class ManagedObjectContext {
         let versionsInOrder = outcome.versionsInRequestOrder.flatMap {
             $0.count == request.insertedObjects.count + request.updatedObjects.count ? $0 : nil
         }
-        for (objects, nodes, isInsert) in [(insertedObjects, request.insertedObjects, true), (updatedObjects, request.updatedObjects, false)] {
-            let firstPosition = isInsert ? 0 : request.insertedObjects.count
+        // The request is done with: each object's node gives its slots up to the object's
+        // committed snapshot (moved, not copied: a copy retained the node's buffers, cold by now
+        // in a large save, and dropping the request released them again).
+        func finish(_ objects: [ManagedObject], _ nodes: inout [StoreNode], isInsert: Bool, firstPosition: Int) {
             // By index (iterating would copy each node first).
             for (index, object) in objects.enumerated() where index < nodes.count {
                 // Built from these arrays in this order (saveRequest); `updated` has not changed since.
@@ -702,7 +704,11 @@ public final class ManagedObjectContext {
                     let version =
                         versionsInOrder?[firstPosition + index] ?? versions[object.objectID] ?? (isInsert ? 1 : requested.version)
                     object.version = version
-                    object.keepCommitted(slotsOf: nodes[index], version: version)
+                    if let slots = nodes[index].takeSlots(in: object.layout) {
+                        object.keepCommitted(movingValues: slots.values, toManys: slots.toManys, version: version)
+                    } else {
+                        object.keepCommitted(slotsOf: nodes[index], version: version)
+                    }
                 } else {
                     var committed = requested.objectID == object.objectID ? nodes[index] : object.snapshot()
                     if changedByStore, let stored = try? coordinator.node(for: object.objectID) { committed = stored }
@@ -724,6 +730,9 @@ public final class ManagedObjectContext {
                 object.isInserted = false
             }
         }
+        let insertedCount = request.insertedObjects.count
+        finish(insertedObjects, &request.insertedObjects, isInsert: true, firstPosition: 0)
+        finish(updatedObjects, &request.updatedObjects, isInsert: false, firstPosition: insertedCount)
         endSave(saved)
         for handler in coordinatorObservers { handler(saved) }
     }

@@ -42,14 +42,27 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     /// Whether ``coerce(_:)`` returns `value` itself (a non-nil value of this type, in range):
     /// a store binding a value can skip the coercion then.
     package func holdsAsIs(_ value: StoreValue) -> Bool {
-        switch (self, value) {
-        case (.integer16, .int(let v)): return Int16(exactly: v) != nil
-        case (.integer32, .int(let v)): return Int32(exactly: v) != nil
-        case (.integer64, .int), (.double, .double), (.decimal, .decimal), (.boolean, .bool), (.string, .string),
-            (.date, .date), (.binaryData, .data), (.transformable, .data), (.uuid, .uuid), (.uri, .uri),
-            (.objectID, .objectID):
-            return true
-        default: return false
+        // A switch on the value alone, the type compared as a raw number: a switch on the pair
+        // built a tuple holding a copy of the value (a retain and a release of a string's
+        // storage per value bound).
+        switch value {
+        case .int(let v):
+            switch self {
+            case .integer16: return Int16(exactly: v) != nil
+            case .integer32: return Int32(exactly: v) != nil
+            case .integer64: return true
+            default: return false
+            }
+        case .double: return self == .double
+        case .decimal: return self == .decimal
+        case .bool: return self == .boolean
+        case .string: return self == .string
+        case .date: return self == .date
+        case .data: return self == .binaryData || self == .transformable
+        case .uuid: return self == .uuid
+        case .uri: return self == .uri
+        case .objectID: return self == .objectID
+        case .null: return false
         }
     }
 

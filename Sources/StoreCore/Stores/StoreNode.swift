@@ -351,6 +351,33 @@ public struct StoreNode: Sendable, Hashable {
         return slotValues
     }
 
+    /// Moves the node's value and to-many slots out when it is in the slots of `layout` (nil
+    /// otherwise, the node unchanged), leaving it empty: what a save that is done with its
+    /// request keeps of each node, with no reference counted again (a copy retained both arrays
+    /// here and released them again when the request went).
+    package mutating func takeSlots(in layout: EntityLayout) -> (values: [StoreValue], toManys: [[ObjectID]?])? {
+        guard usesLayout(layout) else { return nil }
+        var values: [StoreValue] = []
+        var toManys: [[ObjectID]?] = []
+        swap(&values, &slotValues)
+        swap(&toManys, &slotToManys)
+        return (values, toManys)
+    }
+
+    /// Whether the node is in the slots of `layout` (compared without retaining either).
+    package func usesLayout(_ layout: EntityLayout) -> Bool {
+        if case .slots(let own) = form { return own === layout }
+        return false
+    }
+
+    /// Calls `body` with the node's value slots in `layout`, read in place (no array retained or
+    /// copied): the node's own buffer when it uses that layout, else the values of
+    /// ``slots(in:)``. What a store's row writer reads each row's values through.
+    package func withValueSlots<R>(in layout: EntityLayout, _ body: (UnsafeBufferPointer<StoreValue>) throws -> R) rethrows -> R {
+        if slotLayout === layout { return try slotValues.withUnsafeBufferPointer(body) }
+        return try slots(in: layout).values.withUnsafeBufferPointer(body)
+    }
+
     /// The values in the slots of `layout` (by value slot, `.null` for nil) and the to-manys (nil
     /// for not loaded): the node's own arrays when it uses that layout, shared, not copied.
     public func slots(in layout: EntityLayout) -> (values: [StoreValue], toManys: [[ObjectID]?]) {
