@@ -42,39 +42,13 @@ public final class ManagedObjectContext {
     // and no access to these tables is held across a call that could reach them again.
     #if DEBUG
     var registered = ObjectRegistry()
-    var inserted: [ObjectKey: ManagedObject] = [:] {
-        didSet { insertedChanged() }
-    }
+    var inserted = InsertedObjects()
     var updated: [ObjectKey: ManagedObject] = [:]
     #else
     @exclusivity(unchecked) var registered = ObjectRegistry()
-    @exclusivity(unchecked) var inserted: [ObjectKey: ManagedObject] = [:] {
-        didSet { insertedChanged() }
-    }
+    @exclusivity(unchecked) var inserted = InsertedObjects()
     @exclusivity(unchecked) var updated: [ObjectKey: ManagedObject] = [:]
     #endif
-    /// The objects of ``inserted`` in the order they were inserted, while
-    /// ``insertionLogIsComplete``: a save reads its inserts here, in memory order, instead of
-    /// walking the dictionary in hash order and ordering what it found (a visit of every object
-    /// at random, about a twelfth of W1's wall time; docs/benchmarks.md).
-    private var insertionLog: [ManagedObject] = []
-    /// Whether ``insertionLog`` holds exactly the objects of ``inserted``: true while every
-    /// change to ``inserted`` since it was last empty was an insert (``enterInserted(_:)``); any
-    /// other change drops the log until ``inserted`` is empty again.
-    private var insertionLogIsComplete = true
-    /// Set while ``enterInserted(_:)`` adds to ``inserted`` (the one change the log follows).
-    private var loggingInsert = false
-
-    /// After every change to ``inserted``: keeps ``insertionLog`` to what it can vouch for.
-    private func insertedChanged() {
-        if inserted.isEmpty {
-            if !insertionLog.isEmpty { insertionLog = [] }
-            insertionLogIsComplete = true
-        } else if !loggingInsert && insertionLogIsComplete {
-            insertionLog = []
-            insertionLogIsComplete = false
-        }
-    }
     var deleted: [ObjectKey: ManagedObject] = [:]
     /// Records changes for undo and redo when set (nil, the default, records nothing). Changes
     /// made before it was set are where undo stops: undoing never goes back past them.
@@ -344,10 +318,7 @@ public final class ManagedObjectContext {
         // The count of live undo managers first (an atomic load): reading `undoManager` is an
         // exclusivity check per insert (about 80 instructions), as `didChange` avoids too.
         if ContextUndoManager.live.load(ordering: .relaxed) > 0, undoManager != nil { noteUndoableChange(object) }
-        loggingInsert = true
-        inserted[ObjectKey(object)] = object
-        loggingInsert = false
-        if insertionLogIsComplete { insertionLog.append(object) }
+        inserted.append(object)
         unannouncedInserts.append(object.objectID)
     }
 
@@ -739,15 +710,15 @@ public final class ManagedObjectContext {
 
     /// The inserted objects that are not deleted, in registration order.
     private func insertedInRegistrationOrder() -> [ManagedObject] {
-        // The insertion log, when it is complete: no visit of the dictionary. Objects are
-        // registered as they are inserted, so its orders ascend; they are checked to (which
-        // also proves no object is in it twice), and the dictionary's path is taken if not.
-        if insertionLogIsComplete && insertionLog.count == inserted.count {
+        // In insertion order, when known: no visit of a dictionary. Objects are registered as
+        // they are inserted, so their orders ascend; they are checked to (which also proves no
+        // object is there twice), and the orders are sorted out below if not.
+        if let log = inserted.inInsertionOrder {
             var previous = Int.min
             var inOrder = true
             var anyDeleted = false
-            for index in insertionLog.indices {
-                let object = insertionLog[index]
+            for index in log.indices {
+                let object = log[index]
                 let order = object.registrationOrder
                 if order <= previous {
                     inOrder = false
@@ -756,7 +727,7 @@ public final class ManagedObjectContext {
                 previous = order
                 if object.isDeleted { anyDeleted = true }
             }
-            if inOrder { return anyDeleted ? insertionLog.filter { !$0.isDeleted } : insertionLog }
+            if inOrder { return anyDeleted ? log.filter { !$0.isDeleted } : log }
         }
         // Appended to an array of the table's size (`filter` grows its result as it goes).
         var objects: [ManagedObject] = []
@@ -1253,7 +1224,7 @@ public final class ManagedObjectContext {
     /// Forgets every unsaved insert, update and delete (the objects themselves are handled by
     /// the caller).
     private func clearPendingChanges() {
-        inserted = [:]
+        inserted = InsertedObjects()
         updated = [:]
         deleted = [:]
         unpropagatedDeletes = []
