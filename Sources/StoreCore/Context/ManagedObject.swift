@@ -718,27 +718,32 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final func snapshot() -> StoreNode {
         // IDs are compared before an `.objectID` is made: the case is boxed, so making one
         // allocates.
-        let toOnes = toOneObjects
         var snapshotValues: [StoreValue]
         if values.count == layout.valueCount {
             // A to-one whose destination got its permanent ID since it was set is brought up to
             // date in the object's own buffer (changed in place, not copied), so the snapshot
-            // can share it (already up to date: not compared a second time).
-            for (index, object) in toOnes.enumerated() {
-                guard let object else { continue }
-                let slot = layout.attributeCount + index
-                if case .objectID(let id) = values[slot], id == object.objectID { continue }
-                values[slot] = object.objectIDValue
+            // can share it (already up to date: not compared a second time). The to-one objects
+            // are read where the extras keep them (a copy of the array retained it and each
+            // object).
+            if let extras, !extras.toOneObjects.isEmpty {
+                for index in extras.toOneObjects.indices {
+                    guard let object = extras.toOneObjects[index] else { continue }
+                    let slot = layout.attributeCount + index
+                    if case .objectID(let id) = values[slot], id == object.objectID { continue }
+                    values[slot] = object.objectIDValue
+                }
             }
             snapshotValues = values
         } else {
             snapshotValues = layout.emptyValues
-            for (index, object) in toOnes.enumerated() {
+            for (index, object) in toOneObjects.enumerated() {
                 guard let object else { continue }
                 snapshotValues[layout.attributeCount + index] = object.objectIDValue
             }
         }
-        for slot in layout.transientValueSlots where !snapshotValues[slot].isNull { snapshotValues[slot] = .null }
+        if !layout.transientValueSlots.isEmpty {
+            for slot in layout.transientValueSlots where !snapshotValues[slot].isNull { snapshotValues[slot] = .null }
+        }
         var toManys: [[ObjectID]?] = []
         if layout.toManyCount > 0 {
             toManys = layout.unloadedToManys
@@ -752,7 +757,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             }
             for slot in layout.transientToManySlots { toManys[slot] = nil }
         }
-        return StoreNode(objectID: objectID, layout: layout, values: snapshotValues, toManys: toManys, version: version)
+        // Both buffers moved into the node (the initialiser taking them as they are copied each).
+        return StoreNode(objectID: objectID, layout: layout, movingValues: snapshotValues, movingToManys: toManys, version: version)
     }
 
     /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for
@@ -933,15 +939,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// found by index, then changed at that index; `toManyValues[key]?.append` hashed and probed
     /// it twice); nil when the list is not loaded, else whether it was added.
     final func appendToLoadedList(_ object: ManagedObject, _ key: String) -> Bool? {
-        guard let extras else { return nil }
-        // The only loaded list (an entity with one to-many, the inverse of the to-ones set on
-        // it) is found by comparing its name, not hashing it (about 340 instructions per
-        // append in W1; docs/benchmarks.md).
-        if extras.toManyValues.count == 1, extras.toManyValues.keys.first == key {
-            return extras.toManyValues.values[extras.toManyValues.startIndex].append(object)
-        }
-        guard let index = extras.toManyValues.index(forKey: key) else { return nil }
-        return extras.toManyValues.values[index].append(object)
+        extras?.appendToLoadedList(object, key)
     }
 
     /// The object of a to-one relationship by name; nil when nil or not a to-one.
@@ -1010,6 +1008,23 @@ final class ManagedObjectExtras {
     @exclusivity(unchecked) var changedKeys: Set<String> = []
     @exclusivity(unchecked) var objectIDValue: StoreValue = .null
     #endif
+    /// Appends to the loaded to-many `key` (nil when it is not loaded), in place: the
+    /// dictionary is neither copied nor its key retained to find the list.
+    func appendToLoadedList(_ object: ManagedObject, _ key: String) -> Bool? {
+        // The only loaded list (an entity with one to-many, the inverse of the to-ones set on
+        // it) is found by comparing its name, not hashing it (about 340 instructions per
+        // append in W1; docs/benchmarks.md).
+        let index: Dictionary<String, ObjectList>.Index
+        if toManyValues.count == 1, toManyValues.keys[toManyValues.startIndex] == key {
+            index = toManyValues.startIndex
+        } else if let found = toManyValues.index(forKey: key) {
+            index = found
+        } else {
+            return nil
+        }
+        return toManyValues.values[index].append(object)
+    }
+
     /// See ``ManagedObject/faultBatch``.
     var faultBatch: FaultBatch?
     /// Fetched property values computed so far (``ManagedObject/fetchedObjects(forKey:)``).

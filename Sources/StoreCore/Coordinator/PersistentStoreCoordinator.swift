@@ -1037,14 +1037,17 @@ public final class PersistentStoreCoordinator: Sendable {
                             // answer (a save of inserts only) is not hashed into.
                             cached.version = (saved.isEmpty ? nil : saved[node.objectID]) ?? (inserted ? 1 : node.version)
                             if whole { inOrder.append(cached.version) }
-                            // One lookup: replace the row in place, or add it.
+                            // One lookup: replace the row in place, or add it. The copy is moved in
+                            // (`consume`): copied again, each of its references was retained a
+                            // second time and released, on buffers a large save no longer has in
+                            // the processor's cache (a tenth of W1's wall time; docs/benchmarks.md).
                             if let index = state.rowCache.index(forKey: node.objectID) {
                                 cached.keepLoadedToManys(of: state.rowCache[index].node)
-                                state.rowCache[index].node = cached
+                                state.rowCache[index].node = consume cached
                                 // A new row's only holder is the object that inserted it.
                                 if inserted && insertedRowsHeld { state.rowCache[index].holders = 1 }
                             } else {
-                                state.rowCache.updateValue(CachedRow(node: cached, holders: inserted && insertedRowsHeld ? 1 : 0))
+                                state.rowCache.updateValue(CachedRow(node: consume cached, holders: inserted && insertedRowsHeld ? 1 : 0))
                             }
                         }
                     }

@@ -129,6 +129,24 @@ public struct StoreNode: Sendable, Hashable {
         self.slotToManys = layout.unloadedToManys
     }
 
+    /// A node of `layout` with `values` and `toManys` as its buffers, moved in (fitted as in
+    /// ``init(objectID:layout:values:toManys:version:)`` when of the wrong length): what an
+    /// object's snapshot is made of.
+    package init(
+        objectID: ObjectID, layout: EntityLayout, movingValues values: consuming [StoreValue],
+        movingToManys toManys: consuming [[ObjectID]?], version: Int64
+    ) {
+        var values = values
+        if values.count != layout.valueCount { values = Self.fitted(values, to: layout.valueCount, empty: .null) }
+        var toManys = toManys
+        if toManys.count != layout.toManyCount { toManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil) }
+        self.objectID = objectID
+        self.version = version
+        self.form = .slots(layout)
+        self.slotValues = values
+        self.slotToManys = toManys
+    }
+
     private static func fitted<T>(_ array: [T], to count: Int, empty: T) -> [T] {
         if array.count == count { return array }
         if array.count > count { return Array(array.prefix(count)) }
