@@ -40,18 +40,21 @@ import CHeapStatistics
 
     @Test func anUnfiredFaultIsOneHeapBlockOfAtMost96Bytes() throws {
         let directory = try TemporaryDirectory()
-        let (coordinator, ids) = try Self.people(2, in: directory)
+        let (coordinator, ids) = try Self.people(16, in: directory)
         let context = ManagedObjectContext(coordinator: coordinator)
-        let fault = context.object(with: ids[1])
-        let usable = heap_statistics_block_size(Unmanaged.passUnretained(fault).toOpaque())
+        let faults = ids.map { context.object(with: $0) }
+        // The smallest block of sixteen faults: glibc may hand one request a larger free block
+        // it cannot split (seen with the suite's other tests allocating in parallel), never all.
+        let usable = faults.map { heap_statistics_block_size(Unmanaged.passUnretained($0).toOpaque()) }.min() ?? 0
         #if os(Linux)
         try #require(usable != 0, "glibc tells block sizes")
         #endif
         // glibc's usable size: 88 for a 96-byte block (the object is 88 bytes), 104 for a
         // 112-byte one. Nothing else is allocated for the fault but its registration entry.
         if usable != 0 { #expect(usable <= 88, "an object of \(usable) usable bytes") }
-        #expect(fault.isFault)
-        #expect(fault.value(forKey: "name", as: String.self) == "person 1")
+        let allFaults = faults.allSatisfy { $0.isFault }
+        #expect(allFaults)
+        #expect(faults[1].value(forKey: "name", as: String.self) == "person 1")
     }
 
     @Test func aFaultFiredAfterASaveReadsTheSavedRow() throws {

@@ -75,4 +75,31 @@ import Testing
         #expect(registry[old] == nil)
         #expect(registry.count == 50)
     }
+
+    /// `rekey` (what a save's permanent IDs use): an object moved from its temporary ID to its
+    /// permanent one within the table, the temporary segment dropped once empty, an occupied
+    /// new ID taken over, an absent ID refused.
+    @Test func rekeyingMovesObjectsToTheirNewIDs() throws {
+        let layout = try Self.layout()
+        let temporary = (0..<100).map { _ in ManagedObject(layout: layout, objectID: .temporary(entityName: "Person")) }
+        let permanent = (1...100).map { ObjectID(storeIdentifier: "S", entityName: "Person", reference: .int(Int64($0))) }
+        var registry = ObjectRegistry()
+        for object in temporary { registry[object.objectID] = object }
+        registry.reserveCapacity(forKeysOf: permanent) { $0 }
+        for (object, id) in zip(temporary, permanent) {
+            let old = object.objectID
+            #expect(registry.rekey(old) { $0.objectID = id })
+            #expect(registry[old] == nil && registry[id] === object)
+        }
+        #expect(registry.count == 100)
+        // The permanent keys' segment only: the temporary one went when its last object moved.
+        #expect(registry.slotCount.segments >= 100 && registry.slotCount.segments < 200 && registry.slotCount.buckets == 0)
+        // Onto an ID another object holds: the moved object takes it.
+        let other = try Self.objects(200...200)[0]
+        registry[other.objectID] = other
+        let target = other.objectID
+        #expect(registry.rekey(permanent[0]) { $0.objectID = target })
+        #expect(registry[target] === temporary[0] && registry[permanent[0]] == nil && registry.count == 100)
+        #expect(!registry.rekey(ObjectID.temporary(entityName: "Person")) { _ in Issue.record("changed an absent element") })
+    }
 }

@@ -951,21 +951,22 @@ public final class ManagedObjectContext {
             for: temporary.map { $0.objectID }, assignments: assignments)
         // Read once, not per object (each read of the context's property is checked).
         let hasAssignments = !assignments.isEmpty
-        if temporary.count * 2 >= registered.count, temporary.allSatisfy({ $0.isIn(self) }) {
-            // Most registered objects change key (a save of many inserts): one new table, each
-            // object hashed once, instead of a removal and an insertion per changed object.
+        if temporary.allSatisfy({ $0.isIn(self) }) {
+            // Each object is moved from its temporary key to its permanent one (a slot of a
+            // dense segment each, no hashing; the permanent keys' segment placed first): nothing
+            // retained or released. Rebuilding the table when most objects changed key retained
+            // every registered object and released it again with the old table, at a save's end
+            // when their headers are out of the processor's cache (docs/benchmarks.md, W1). A
+            // temporary segment left empty is dropped. A new permanent ID equal to a registered
+            // one: the object that got it wins, as below.
+            registered.reserveCapacity(forKeysOf: permanent) { $0 }
             for (object, id) in zip(temporary, permanent) {
                 if hasAssignments { assignments[object.objectID] = nil }
-                object.objectID = id
+                if !registered.rekey(object.objectID, { $0.objectID = id }) {
+                    object.objectID = id
+                    registered[id] = object
+                }
             }
-            var rekeyed = ObjectRegistry()
-            rekeyed.reserveCapacity(forKeysOf: registered.values) { $0.objectID }
-            var collided = false
-            for object in registered.values where rekeyed.updateValue(object) != nil { collided = true }
-            // A new permanent ID equal to a registered one: the object that got it wins, as it
-            // does one object at a time below.
-            if collided { for object in temporary { rekeyed[object.objectID] = object } }
-            registered = rekeyed
             return
         }
         for (object, id) in zip(temporary, permanent) {

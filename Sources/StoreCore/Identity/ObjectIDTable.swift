@@ -424,6 +424,18 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
         closeHole(at: index)
     }
 
+    /// Moves the element of `id` to the ID `change` gives it, within the table: the element is
+    /// taken out, changed and put in again, never copied (no reference counted). An element
+    /// already at the new ID is replaced. False when `id` is not in the table.
+    mutating func rekey(_ id: ObjectID, _ change: (inout Element) -> Void) -> Bool {
+        guard let found = index(forKey: id) else { return false }
+        var element = take(at: found)
+        closeHole(at: found)
+        change(&element)
+        updateValue(element)
+        return true
+    }
+
     /// Removes the element of an ID; the element, if there was one.
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> Element? {
