@@ -65,7 +65,7 @@ extension SQLiteStore {
                 // A group starts only where the run still has that many rows ahead (its last row
                 // is of the same entity); one cut short (another entity or layout in between)
                 // is written one by one.
-                if target.rowsPerGroup > 1, !target.mapping.isAbstract, let plan = target.plan, node.usesLayout(plan.layout) {
+                if target.rowsPerGroup > 1, !target.mapping.isAbstract, let layout = target.plan?.layout, node.usesLayout(layout) {
                     let startsGroup =
                         grouped.isEmpty && index + target.rowsPerGroup <= inserted.count
                         && inserted[index + target.rowsPerGroup - 1].objectID.entityNumber == target.entityNumber

@@ -341,12 +341,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         takeCommitted(values: nodeValues, toManys: nodeToManys, version: nodeVersion)
     }
 
-    /// ``committed`` made of slots moved out of the object's node (``StoreNode``'s
-    /// `takeSlots(in:)`), at `version` (which becomes the object's).
-    final func keepCommitted(movingValues nodeValues: consuming [StoreValue], toManys nodeToManys: consuming [[ObjectID]?], version nodeVersion: Int64) {
-        takeCommitted(values: nodeValues, toManys: nodeToManys, version: nodeVersion)
-    }
-
     /// ``keepCommitted(_:)`` of any other node, out of line: inlined, the setter's need of a
     /// node of its own made the fetch path copy every node it kept (docs/benchmarks.md).
     @inline(never)
@@ -355,8 +349,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     }
 
     /// Keeps a snapshot's slots as the committed values, at its version (which becomes the
-    /// object's).
-    private final func takeCommitted(values nodeValues: [StoreValue], toManys nodeToManys: [[ObjectID]?], version nodeVersion: Int64) {
+    /// object's): the node's own buffers, or ones moved out of it (``StoreNode``'s
+    /// `takeSlots(in:)`).
+    final func takeCommitted(values nodeValues: consuming [StoreValue], toManys nodeToManys: consuming [[ObjectID]?], version nodeVersion: Int64) {
         committedValues = nodeValues
         if nodeToManys.contains(where: { $0 != nil }) {
             madeExtras().committedToManys = nodeToManys
@@ -757,8 +752,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             }
             for slot in layout.transientToManySlots { toManys[slot] = nil }
         }
-        // Both buffers moved into the node (the initialiser taking them as they are copied each).
-        return StoreNode(objectID: objectID, layout: layout, movingValues: snapshotValues, movingToManys: toManys, version: version)
+        // Both buffers moved into the node.
+        return StoreNode(objectID: objectID, layout: layout, values: snapshotValues, toManys: toManys, version: version)
     }
 
     /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for

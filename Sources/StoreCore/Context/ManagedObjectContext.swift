@@ -676,7 +676,7 @@ public final class ManagedObjectContext {
                         versionsInOrder?[firstPosition + index] ?? versions[object.objectID] ?? (isInsert ? 1 : requested.version)
                     object.version = version
                     if let slots = nodes[index].takeSlots(in: object.layout) {
-                        object.keepCommitted(movingValues: slots.values, toManys: slots.toManys, version: version)
+                        object.takeCommitted(values: slots.values, toManys: slots.toManys, version: version)
                     } else {
                         object.keepCommitted(slotsOf: nodes[index], version: version)
                     }
@@ -951,29 +951,21 @@ public final class ManagedObjectContext {
             for: temporary.map { $0.objectID }, assignments: assignments)
         // Read once, not per object (each read of the context's property is checked).
         let hasAssignments = !assignments.isEmpty
-        if temporary.allSatisfy({ $0.isIn(self) }) {
-            // Each object is moved from its temporary key to its permanent one (a slot of a
-            // dense segment each, no hashing; the permanent keys' segment placed first): nothing
-            // retained or released. Rebuilding the table when most objects changed key retained
-            // every registered object and released it again with the old table, at a save's end
-            // when their headers are out of the processor's cache (docs/benchmarks.md, W1). A
-            // temporary segment left empty is dropped. A new permanent ID equal to a registered
-            // one: the object that got it wins, as below.
-            registered.reserveCapacity(forKeysOf: permanent) { $0 }
-            for (object, id) in zip(temporary, permanent) {
-                if hasAssignments { assignments[object.objectID] = nil }
-                if !registered.rekey(object.objectID, { $0.objectID = id }) {
-                    object.objectID = id
-                    registered[id] = object
-                }
-            }
-            return
-        }
+        // Each object is moved from its temporary key to its permanent one (a slot of a dense
+        // segment each, no hashing; the permanent keys' segment placed first): nothing retained
+        // or released. Rebuilding the table when most objects changed key retained every
+        // registered object and released it again with the old table, at a save's end when
+        // their headers are out of the processor's cache (docs/benchmarks.md, W1). A temporary
+        // segment left empty is dropped. The object registered at a temporary ID is the object
+        // with that ID (temporary IDs are unique); one not registered is registered at its new
+        // ID. A new permanent ID equal to a registered one: the object that got it wins.
+        registered.reserveCapacity(forKeysOf: permanent) { $0 }
         for (object, id) in zip(temporary, permanent) {
-            registered[object.objectID] = nil
             if hasAssignments { assignments[object.objectID] = nil }
-            object.objectID = id
-            registered[id] = object
+            if !registered.rekey(object.objectID, { $0.objectID = id }) {
+                object.objectID = id
+                registered[id] = object
+            }
         }
     }
 

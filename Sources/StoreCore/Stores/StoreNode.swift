@@ -104,10 +104,15 @@ public struct StoreNode: Sendable, Hashable {
     /// Creates a node from slot arrays of `layout`: `values` by value slot (`.null` for nil,
     /// to-ones as `.objectID`) and `toManys` by to-many slot (nil for not loaded). Arrays of the
     /// wrong length are padded with nil or cut to the layout.
-    public init(objectID: ObjectID, layout: EntityLayout, values: [StoreValue], toManys: [[ObjectID]?], version: Int64 = 1) {
-        // The arrays are fitted before any property is set, so the node is built in place.
-        let values = Self.fitted(values, to: layout.valueCount, empty: .null)
-        let toManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil)
+    public init(
+        objectID: ObjectID, layout: EntityLayout, values: consuming [StoreValue], toManys: consuming [[ObjectID]?], version: Int64 = 1
+    ) {
+        // The arrays are fitted before any property is set, so the node is built in place; one
+        // of the right length is moved in as it is (an object's snapshot gives its buffers up).
+        var values = values
+        if values.count != layout.valueCount { values = Self.fitted(values, to: layout.valueCount, empty: .null) }
+        var toManys = toManys
+        if toManys.count != layout.toManyCount { toManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil) }
         self.objectID = objectID
         self.version = version
         self.form = .slots(layout)
@@ -127,24 +132,6 @@ public struct StoreNode: Sendable, Hashable {
         self.form = .slots(layout)
         self.slotValues = values
         self.slotToManys = layout.unloadedToManys
-    }
-
-    /// A node of `layout` with `values` and `toManys` as its buffers, moved in (fitted as in
-    /// ``init(objectID:layout:values:toManys:version:)`` when of the wrong length): what an
-    /// object's snapshot is made of.
-    package init(
-        objectID: ObjectID, layout: EntityLayout, movingValues values: consuming [StoreValue],
-        movingToManys toManys: consuming [[ObjectID]?], version: Int64
-    ) {
-        var values = values
-        if values.count != layout.valueCount { values = Self.fitted(values, to: layout.valueCount, empty: .null) }
-        var toManys = toManys
-        if toManys.count != layout.toManyCount { toManys = Self.fitted(toManys, to: layout.toManyCount, empty: nil) }
-        self.objectID = objectID
-        self.version = version
-        self.form = .slots(layout)
-        self.slotValues = values
-        self.slotToManys = toManys
     }
 
     private static func fitted<T>(_ array: [T], to count: Int, empty: T) -> [T] {
@@ -392,7 +379,7 @@ public struct StoreNode: Sendable, Hashable {
     /// copied): the node's own buffer when it uses that layout, else the values of
     /// ``slots(in:)``. What a store's row writer reads each row's values through.
     package func withValueSlots<R>(in layout: EntityLayout, _ body: (UnsafeBufferPointer<StoreValue>) throws -> R) rethrows -> R {
-        if slotLayout === layout { return try slotValues.withUnsafeBufferPointer(body) }
+        if usesLayout(layout) { return try slotValues.withUnsafeBufferPointer(body) }
         return try slots(in: layout).values.withUnsafeBufferPointer(body)
     }
 
