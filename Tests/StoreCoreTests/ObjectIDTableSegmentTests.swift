@@ -9,6 +9,7 @@ import Testing
 /// ahead gets one segment of exactly its range. Each against a dictionary doing the same.
 @Suite struct ObjectIDTableSegmentTests {
     private typealias Row = PersistentStoreCoordinator.CachedRow
+    private typealias RowTable = ObjectIDTable<Row>
 
     private static func id(_ key: Int64, store: String = "Segments", entity: String = "Person") -> ObjectID {
         ObjectID(storeIdentifier: store, entityName: entity, reference: .int(key))
@@ -20,7 +21,7 @@ import Testing
 
     /// The table holds exactly `expected` (by holders), and none of `absent`; iterating it
     /// visits each element once.
-    private static func expectSame(_ table: RowCache, _ expected: [ObjectID: Int], absent: [ObjectID] = []) {
+    private static func expectSame(_ table: RowTable, _ expected: [ObjectID: Int], absent: [ObjectID] = []) {
         #expect(table.count == expected.count)
         for (id, holders) in expected { #expect(table[id]?.holders == holders, "\(id)") }
         for id in absent { #expect(table[id] == nil, "\(id) is not in the table") }
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func keysFarApartTakeMemoryInProportionToTheirNumber() {
-        var table = RowCache()
+        var table = RowTable()
         let keys: [Int64] = [1, 2, 1 << 20, 1 << 40, 1 << 62, .max, .min, -5, 0, 3]
         var expected: [ObjectID: Int] = [:]
         for key in keys {
@@ -41,7 +42,7 @@ import Testing
         let slots = table.slotCount
         #expect(slots.segments + slots.buckets <= 256, "\(slots) slots for \(keys.count) keys")
         // A reserved batch spread over the whole key space is hashed too.
-        var spread = RowCache()
+        var spread = RowTable()
         let wide = (0..<1_000).map { Self.id(Int64($0) * 1_000_003) }
         spread.reserveCapacity(forKeysOf: wide) { $0 }
         for id in wide { spread.updateValue(Self.row(id)) }
@@ -54,7 +55,7 @@ import Testing
         // largest or smallest one makes its segment, grows it towards the other keys, and
         // keeps every key found (arithmetic past the ends of the key space would trap).
         for first: Int64 in [.max, .max - 3, .max - 15, .max - 16, .min, .min + 3] {
-            var table = RowCache()
+            var table = RowTable()
             var expected: [ObjectID: Int] = [:]
             let keys: [Int64] = [first, first == .max ? .max - 1 : first &+ 1, .max, .max - 20, .min, .min + 40, 0, first &- 1]
             for key in keys {
@@ -68,7 +69,7 @@ import Testing
                 expected[Self.id(.min + key)] = 1
             }
             Self.expectSame(table, expected)
-            var reserved = RowCache()
+            var reserved = RowTable()
             let ends = [Self.id(.max), Self.id(.max - 2), Self.id(.min), Self.id(.min + 2)]
             reserved.reserveCapacity(forKeysOf: ends) { $0 }
             for id in ends { reserved.updateValue(Self.row(id)) }
@@ -79,7 +80,7 @@ import Testing
     @Test func updateOrInsertChangesAnElementInPlaceOrPutsTheNewOneIn() {
         // Segment slots (keys 1...40), hashed keys far apart, and boxed references: each key's
         // first update inserts what `make` gives, every later one changes it in place.
-        var table = RowCache()
+        var table = RowTable()
         var expected: [ObjectID: Int] = [:]
         let ids = (1...40).map { Self.id(Int64($0)) } + [Self.id(1 << 40), Self.id(-(1 << 50))]
             + ["a", "b"].map { ObjectID(storeIdentifier: "Segments", entityName: "Person", reference: .string($0)) }
@@ -102,7 +103,7 @@ import Testing
     }
 
     @Test func aSegmentThatGrowsTakesInTheHashedElementsItCovers() {
-        var table = RowCache()
+        var table = RowTable()
         var expected: [ObjectID: Int] = [:]
         // 500 goes to the hashed part (the first segment is 1...16), then the keys up to 600
         // make the segment grow over it, downwards too.
@@ -129,7 +130,7 @@ import Testing
     }
 
     @Test func aReservedBatchGetsOneSegmentOfItsRangeAndSegmentsEmptiedAreDropped() {
-        var table = RowCache()
+        var table = RowTable()
         // Two scopes, keys in no order, a few absent from the range.
         var ids = (1...5_000).map { Self.id(Int64($0)) } + (101...400).map { Self.id(Int64($0), entity: "Team") }
         ids.removeAll { $0 == Self.id(77) || $0 == Self.id(4_000) }
@@ -163,14 +164,14 @@ import Testing
 
     @Test func randomOperationsAgreeWithADictionary() {
         var generator = SystemRandomNumberGenerator()
-        var table = RowCache()
+        var table = RowTable()
         var expected: [ObjectID: Int] = [:]
         // Dense runs, keys far apart, two scopes and boxed references, inserted, replaced and
         // removed at random, with copies taken along the way.
         let pool: [ObjectID] =
             (1...2_000).map { Self.id(Int64($0)) } + (1...200).map { Self.id(Int64($0) * 97_531, entity: "Team") }
             + (1...100).map { ObjectID(storeIdentifier: "Segments", entityName: "Person", reference: .string("k\($0)")) }
-        var copies: [(RowCache, [ObjectID: Int])] = []
+        var copies: [(RowTable, [ObjectID: Int])] = []
         for step in 0..<20_000 {
             let id = pool.randomElement(using: &generator) ?? pool[0]
             switch Int.random(in: 0..<4, using: &generator) {

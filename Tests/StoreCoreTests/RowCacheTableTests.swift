@@ -3,11 +3,12 @@ import Testing
 
 @testable import StoreCore
 
-/// The row cache's open-addressing table (`RowCache`) against a dictionary doing the same
-/// operations: inserting, replacing, changing in place, removing (with the rows after a removed
+/// An `ObjectIDTable` of whole rows (where `RowCache` keeps the rows it cannot keep compact)
+/// against a dictionary doing the same operations: inserting, replacing, changing in place, removing (with the rows after a removed
 /// one shifted back), growing, and removing by a condition.
 @Suite struct RowCacheTableTests {
     private typealias Row = PersistentStoreCoordinator.CachedRow
+    private typealias RowTable = ObjectIDTable<Row>
 
     private static func id(_ key: Int64, store: String = "S", entity: String = "Person") -> ObjectID {
         ObjectID(storeIdentifier: store, entityName: entity, reference: .int(key))
@@ -18,7 +19,7 @@ import Testing
     }
 
     /// Every ID of `expected` is found with its holders and version, and nothing else is.
-    private static func expectSame(_ cache: RowCache, _ expected: [ObjectID: (version: Int64, holders: Int)], _ absent: [ObjectID]) {
+    private static func expectSame(_ cache: RowTable, _ expected: [ObjectID: (version: Int64, holders: Int)], _ absent: [ObjectID]) {
         #expect(cache.count == expected.count)
         for (id, wanted) in expected {
             let row = cache[id]
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func rowsAreFoundReplacedChangedAndRemovedAsInADictionary() {
-        var cache = RowCache()
+        var cache = RowTable()
         var expected: [ObjectID: (version: Int64, holders: Int)] = [:]
         var removed: [ObjectID] = []
         // Enough rows to grow the table several times, keys of two entities and two stores
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func aCopySharesNothingItChanges() {
-        var original = RowCache()
+        var original = RowTable()
         for key in Int64(1)...100 { original.updateValue(Self.row(Self.id(key))) }
         var copy = original
         copy[Self.id(1)]?.holders = 7
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func reservingCapacityKeepsTheRows() {
-        var cache = RowCache()
+        var cache = RowTable()
         #expect(cache.index(forKey: Self.id(1)) == nil, "an empty table finds nothing")
         cache.reserveCapacity(10)
         for key in Int64(1)...10 { cache.updateValue(Self.row(Self.id(key))) }

@@ -350,7 +350,7 @@ public final class PersistentStoreCoordinator: Sendable {
             state.compiledFetches.removeAll()
             state.storeGeneration &+= 1
             state.writeGeneration &+= 1
-            state.rowCache.removeAll { $0.node.objectID.storeIdentifier == handle.identifier }
+            state.rowCache.removeAll { $0.storeIdentifier == handle.identifier }
         }
     }
 
@@ -790,7 +790,7 @@ public final class PersistentStoreCoordinator: Sendable {
             rememberAfterWrites(nodes, in: &state)
             return
         }
-        state.rowCache.reserveCapacity(forKeysOf: nodes) { $0.objectID }
+        state.rowCache.reserveCapacity(for: nodes)
         // The nodes of one result usually come from one store: decide once per store in a row,
         // telling stores apart by their interned identifier's number (no text, and no reference
         // to the name counted, per row).
@@ -807,24 +807,15 @@ public final class PersistentStoreCoordinator: Sendable {
             if lastIsIncremental {
                 // One lookup per row: the row goes in, held once. A row cached already (another
                 // context holds it) gains a holder, and takes the node read only when its
-                // version differs: the same version is the same row, so nothing is copied in and
-                // no row destroyed whose buffers another thread made (two readers of the same
-                // rows wrote each other's reference counts; W13 in docs/benchmarks.md).
-                state.rowCache.update(id, orInsert: { CachedRow(node: nodes[position], holders: 1) }) { row in
-                    if row.node.version != nodes[position].version { row.node = nodes[position] }
-                    row.holders += 1
-                }
+                // version differs (RowCache.remember).
+                state.rowCache.remember(nodes[position])
             }
         }
     }
 
     /// ``remember(_:in:readAt:fromIncremental:)`` for rows read while a write may have run.
     private static func rememberAfterWrites(_ nodes: [StoreNode], in state: inout State) {
-        for node in nodes {
-            guard let index = state.rowCache.index(forKey: node.objectID) else { continue }
-            if node.version >= state.rowCache[index].node.version { state.rowCache[index].node = node }
-            state.rowCache[index].holders += 1
-        }
+        for node in nodes { state.rowCache.rememberIfCached(node) }
     }
 
     private static func unsupported(_ slot: Slot) -> StoreError {
@@ -843,19 +834,15 @@ public final class PersistentStoreCoordinator: Sendable {
                 return node
             }
             slot.instrumentation?.faultsFired(1)
-            if !refreshingCache, let cached = state.rowCache[objectID] { return cached.node }
+            if !refreshingCache, let cached = state.rowCache.node(for: objectID) { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.nodeLoads += 1
             do {
                 let node = try incremental.newValues(forObjectWith: objectID)
-                if let index = state.rowCache.index(forKey: objectID) {
-                    state.rowCache[index].node = node
-                } else {
-                    state.rowCache.updateValue(CachedRow(node: node, holders: 0))
-                }
+                state.rowCache.replaceNode(node, holders: nil)
                 return node
             } catch {
-                state.rowCache[objectID] = nil
+                state.rowCache.removeRow(for: objectID)
                 throw error
             }
         }
@@ -905,12 +892,12 @@ public final class PersistentStoreCoordinator: Sendable {
                 return node.destinations(forToMany: relationshipName) ?? node.destination(forToOne: relationshipName).map { [$0] } ?? []
             }
             slot.instrumentation?.faultsFired(1)
-            if let cached = state.rowCache[objectID]?.node.destinations(forToMany: relationshipName) { return cached }
+            if let cached = state.rowCache.destinations(forToMany: relationshipName, of: objectID) { return cached }
             guard let incremental = slot.store as? any IncrementalStore else { throw Self.unsupported(slot) }
             state.statistics.relationshipLoads += 1
             let ids = try incremental.newValue(forRelationship: relationshipName, forObjectWith: objectID)
             if model.relationship(relationshipName, of: objectID.entityName)?.isToMany == true {
-                state.rowCache[objectID]?.node.setDestinations(ids, forToMany: relationshipName)
+                state.rowCache.setDestinations(ids, forToMany: relationshipName, of: objectID)
             }
             return ids
         }
@@ -923,16 +910,8 @@ public final class PersistentStoreCoordinator: Sendable {
     func retainRows(_ retained: [ObjectID], releasing released: [ObjectID] = []) {
         guard !retained.isEmpty || !released.isEmpty else { return }
         state.withLock { state in
-            for id in retained { state.rowCache[id]?.holders += 1 }
-            for id in released {
-                // One lookup per ID.
-                guard let index = state.rowCache.index(forKey: id) else { continue }
-                if state.rowCache[index].holders <= 1 {
-                    state.rowCache.remove(at: index)
-                } else {
-                    state.rowCache[index].holders -= 1
-                }
-            }
+            for id in retained { state.rowCache.addHolder(to: id) }
+            for id in released { state.rowCache.removeHolder(from: id) }
         }
     }
 
@@ -1019,8 +998,8 @@ public final class PersistentStoreCoordinator: Sendable {
                         throw StoreError(.persistentStoreSave, "\(slot.handle) did not answer the save")
                     }
                     if outcome.versions.isEmpty { outcome.versions = saved } else { outcome.versions.merge(saved) { _, new in new } }
-                    state.rowCache.reserveCapacity(forKeysOf: part.insertedObjects) { $0.objectID }
-                    state.rowCache.reserveCapacity(forKeysOf: part.updatedObjects) { $0.objectID }
+                    state.rowCache.reserveCapacity(for: part.insertedObjects)
+                    state.rowCache.reserveCapacity(for: part.updatedObjects)
                     // The whole request went to this store (filtering keeps the order), so the
                     // versions can be handed back by position.
                     let whole =
@@ -1041,17 +1020,12 @@ public final class PersistentStoreCoordinator: Sendable {
                             // (`consume`): copied again, each of its references was retained a
                             // second time and released, on buffers a large save no longer has in
                             // the processor's cache (a tenth of W1's wall time; docs/benchmarks.md).
-                            if let index = state.rowCache.index(forKey: node.objectID) {
-                                cached.keepLoadedToManys(of: state.rowCache[index].node)
-                                state.rowCache[index].node = consume cached
-                                // A new row's only holder is the object that inserted it.
-                                if inserted && insertedRowsHeld { state.rowCache[index].holders = 1 }
-                            } else {
-                                state.rowCache.updateValue(CachedRow(node: consume cached, holders: inserted && insertedRowsHeld ? 1 : 0))
-                            }
+                            // A new row's only holder is the object that inserted it; a cached row
+                            // keeps its holders and the to-manys it had loaded.
+                            state.rowCache.replaceNode(consume cached, holders: inserted && insertedRowsHeld ? 1 : nil, keepingLoadedToManys: true)
                         }
                     }
-                    for node in part.deletedObjects { state.rowCache[node.objectID] = nil }
+                    for node in part.deletedObjects { state.rowCache.removeRow(for: node.objectID) }
                     if whole { outcome.versionsInRequestOrder = inOrder }
                 } else if let atomic = slot.store as? AtomicStore {
                     let applied: SaveOutcome
@@ -1248,11 +1222,11 @@ public final class PersistentStoreCoordinator: Sendable {
             }
         }
         if let ids = result.objectIDs {
-            for id in ids { state.rowCache[id] = nil }
+            for id in ids { state.rowCache.removeRow(for: id) }
         } else {
             stale.formUnion(model.entityAndDescendants(root))
         }
         guard !stale.isEmpty else { return }
-        state.rowCache.removeAll { $0.node.objectID.storeIdentifier == store && stale.contains($0.node.objectID.entityName) }
+        state.rowCache.removeAll { $0.storeIdentifier == store && stale.contains($0.entityName) }
     }
 }

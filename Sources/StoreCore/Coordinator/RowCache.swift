@@ -1,13 +1,477 @@
-/// The coordinator's row cache: the rows of incremental stores that some context holds, each a
-/// ``PersistentStoreCoordinator/CachedRow`` (the node last read or written and how many objects
-/// hold it), found by the node's object ID: an ``ObjectIDTable`` of the rows.
+/// The coordinator's row cache: the rows of incremental stores that some context holds, each
+/// the node last read or written and how many objects hold it, found by the node's object ID.
+/// The coordinator's lock guards it.
 ///
-/// A bucket is the row (64 bytes) and a 4-byte tag, filled to seven eighths: 131,072 buckets
-/// (8.9 MB) for 100,000 rows, where a `[ObjectID: CachedRow]` took 262,144 (23 MB, 231 bytes a
-/// row). The coordinator's lock guards it.
-typealias RowCache = ObjectIDTable<PersistentStoreCoordinator.CachedRow>
+/// **Compact rows by primary key.** Nearly every cached row is an entity's row of an SQLite or
+/// PostgreSQL store as a fetch or save left it: an integer key, the slots of the entity's
+/// layout, no to-many loaded. Such a row is kept as a ``CompactRow``, its value buffer (shared
+/// with the objects filled from it) with its version and holder count, 16 bytes, in its
+/// scope's ``RowRun``: an array indexed by the key less the run's first key, the scope's ID and
+/// layout kept once for the run. The row's node is made again when it is asked for (a fault
+/// another context fires, a save keeping loaded to-manys); the ID, layout and unloaded
+/// to-manys it had are the run's. Where the cache kept a whole ``PersistentStoreCoordinator/CachedRow``
+/// (the node, with the ID, layout and to-many slots, and the count: 64 bytes), a row now
+/// takes 16, and remembering a fetched row retains its value buffer only (the node's ID box,
+/// layout and to-many array were retained and released again per row).
+///
+/// **Whole rows for the rest.** A row with a to-many loaded, a dictionary node, a string or
+/// UUID reference, a version outside `0 ..< UInt32.max - 1`, a layout other than its run's,
+/// or a key the run cannot reach while staying dense (at most four slots per row, as in
+/// ``ObjectIDTable``) is a `CachedRow` in an ``ObjectIDTable``. A row is in one of the two
+/// places, never both: every lookup looks in the runs, then in the table. A compact row that
+/// gains a to-many, or whose replacement node cannot be compact, moves to the table; a row in
+/// the table stays there while it is cached (it leaves when its last holder goes).
+///
+/// A copy of the value shares its memory until one of the two changes (the runs are arrays;
+/// the table is copy on write).
+struct RowCache {
+    /// The runs of compact rows, one per scope that has one (a handful: a cache holds the rows
+    /// of a few entities).
+    private var runs: [RowRun] = []
+    /// The rows that are not compact.
+    private var whole = ObjectIDTable<PersistentStoreCoordinator.CachedRow>()
+    /// The number of compact rows.
+    private var compactCount = 0
+
+    /// An empty cache.
+    init() {}
+
+    /// The number of rows.
+    var count: Int { compactCount + whole.count }
+
+    /// Whether the cache holds no row.
+    var isEmpty: Bool { count == 0 }
+
+    /// The rows kept compact and whole (what the cache's memory is in proportion to, with the
+    /// runs' slots).
+    var counts: (compact: Int, whole: Int, runSlots: Int) { (compactCount, whole.count, runs.reduce(0) { $0 + $1.rows.count }) }
+
+    // MARK: Finding
+
+    /// The run and slot of an ID's compact row, when a run covers its key and the slot holds a
+    /// row.
+    @inline(__always)
+    private func compactSlot(of id: ObjectID) -> (run: Int, slot: Int)? {
+        guard let (scope, key) = id.denseKey, let run = runPosition(ofScope: scope), let slot = runs[run].slot(ofKey: key),
+            runs[run].rows[slot].isOccupied
+        else { return nil }
+        return (run, slot)
+    }
+
+    @inline(__always)
+    private func runPosition(ofScope scope: Int) -> Int? {
+        for position in runs.indices where runs[position].scope == scope { return position }
+        return nil
+    }
+
+    /// The row of `id`: its node (made again from a compact row) and holders; nil when the
+    /// cache has none.
+    subscript(id: ObjectID) -> PersistentStoreCoordinator.CachedRow? {
+        if let (run, slot) = compactSlot(of: id) { return runs[run].row(at: slot, id: id) }
+        return whole[id]
+    }
+
+    /// The node of `id`'s row; nil when the cache has none.
+    func node(for id: ObjectID) -> StoreNode? { self[id]?.node }
+
+    /// The version of `id`'s row; nil when the cache has none.
+    func version(of id: ObjectID) -> Int64? {
+        if let (run, slot) = compactSlot(of: id) { return runs[run].rows[slot].version }
+        return whole.index(forKey: id).map { whole[$0].node.version }
+    }
+
+    /// The destinations of a to-many of `id`'s row when the row has it loaded; nil otherwise (a
+    /// compact row has none loaded).
+    func destinations(forToMany name: String, of id: ObjectID) -> [ObjectID]? {
+        if compactSlot(of: id) != nil { return nil }
+        guard let index = whole.index(forKey: id) else { return nil }
+        return whole[index].node.destinations(forToMany: name)
+    }
+
+    // MARK: Remembering fetched rows
+
+    /// Counts a fetched row as held once more, taking the node read when the cache has none
+    /// (then held once) or a row of another version. The same version is the same row, so
+    /// nothing is copied in and no buffer destroyed that another thread made (two readers of
+    /// the same rows wrote each other's reference counts; W13 in docs/benchmarks.md).
+    mutating func remember(_ node: borrowing StoreNode) {
+        let id = node.objectID
+        if let (run, slot) = compactSlot(of: id) {
+            if runs[run].rows[slot].version != node.version {
+                guard let values = node.valueBuffer(in: runs[run].layout), CompactRow.fits(node.version) else {
+                    var row = takeWhole(run: run, slot: slot, id: id)
+                    row.node = copy node
+                    row.holders += 1
+                    whole.updateValue(row)
+                    return
+                }
+                runs[run].rows[slot].values = values
+                runs[run].rows[slot].version = node.version
+            }
+            addHolder(run: run, slot: slot, id: id)
+            return
+        }
+        if let index = whole.index(forKey: id) {
+            if whole[index].node.version != node.version { whole[index].node = copy node }
+            whole[index].holders += 1
+            return
+        }
+        insertNew(copy node, holders: 1)
+    }
+
+    /// For a row read while a write may have run: counts it as held once more when the cache
+    /// has it, taking the node read when it is of the same or a newer version; a row the cache
+    /// does not have is not added.
+    mutating func rememberIfCached(_ node: borrowing StoreNode) {
+        let id = node.objectID
+        guard let cachedVersion = version(of: id) else { return }
+        if node.version >= cachedVersion { replaceNode(copy node, holders: nil) }
+        addHolder(to: id)
+    }
+
+    // MARK: Changing rows
+
+    /// Puts `node` in as its ID's row: a cached row keeps its holders unless `holders` is
+    /// given, and with `keepingLoadedToManys` the loaded to-manys the node does not have (a
+    /// save's snapshot keeps what the cache knew); a new row has `holders` (0 when nil).
+    mutating func replaceNode(_ node: consuming StoreNode, holders: Int?, keepingLoadedToManys: Bool = false) {
+        let id = node.objectID
+        if let (run, slot) = compactSlot(of: id) {
+            // A compact row has no to-many loaded: nothing to keep.
+            if CompactRow.fits(node.version), let values = node.takeValueBuffer(in: runs[run].layout) {
+                runs[run].rows[slot].values = values
+                runs[run].rows[slot].version = node.version
+                guard let holders else { return }
+                if let count = UInt32(exactly: holders), count <= CompactRow.maximumHolders {
+                    runs[run].rows[slot].holders = count
+                } else {
+                    var row = takeWhole(run: run, slot: slot, id: id)
+                    row.holders = holders
+                    whole.updateValue(row)
+                }
+            } else {
+                var row = takeWhole(run: run, slot: slot, id: id)
+                row.node = consume node
+                if let holders { row.holders = holders }
+                whole.updateValue(row)
+            }
+            return
+        }
+        if let index = whole.index(forKey: id) {
+            if keepingLoadedToManys { node.keepLoadedToManys(of: whole[index].node) }
+            whole[index].node = consume node
+            if let holders { whole[index].holders = holders }
+            return
+        }
+        insertNew(node, holders: holders ?? 0)
+    }
+
+    /// Sets the destinations of a to-many of `id`'s row, when the cache has the row (a compact
+    /// row becomes whole).
+    mutating func setDestinations(_ ids: [ObjectID], forToMany name: String, of id: ObjectID) {
+        if let (run, slot) = compactSlot(of: id) {
+            var row = takeWhole(run: run, slot: slot, id: id)
+            row.node.setDestinations(ids, forToMany: name)
+            whole.updateValue(row)
+            return
+        }
+        guard let index = whole.index(forKey: id) else { return }
+        whole[index].node.setDestinations(ids, forToMany: name)
+    }
+
+    /// Counts `id`'s row as held once more, when the cache has it.
+    mutating func addHolder(to id: ObjectID) {
+        if let (run, slot) = compactSlot(of: id) {
+            addHolder(run: run, slot: slot, id: id)
+        } else if let index = whole.index(forKey: id) {
+            whole[index].holders += 1
+        }
+    }
+
+    @inline(__always)
+    private mutating func addHolder(run: Int, slot: Int, id: ObjectID) {
+        if runs[run].rows[slot].holders < CompactRow.maximumHolders {
+            runs[run].rows[slot].holders += 1
+        } else {
+            var row = takeWhole(run: run, slot: slot, id: id)
+            row.holders += 1
+            whole.updateValue(row)
+        }
+    }
+
+    /// Counts `id`'s row as held once fewer, forgetting it when no object holds it any more.
+    mutating func removeHolder(from id: ObjectID) {
+        if let (run, slot) = compactSlot(of: id) {
+            if runs[run].rows[slot].holders <= 1 {
+                removeCompact(run: run, slot: slot)
+            } else {
+                runs[run].rows[slot].holders -= 1
+            }
+        } else if let index = whole.index(forKey: id) {
+            if whole[index].holders <= 1 {
+                whole.remove(at: index)
+            } else {
+                whole[index].holders -= 1
+            }
+        }
+    }
+
+    /// Forgets `id`'s row.
+    mutating func removeRow(for id: ObjectID) {
+        if let (run, slot) = compactSlot(of: id) {
+            removeCompact(run: run, slot: slot)
+        } else {
+            whole.removeValue(forKey: id)
+        }
+    }
+
+    /// Forgets every row whose ID `shouldBeRemoved` is true of.
+    mutating func removeAll(where shouldBeRemoved: (ObjectID) -> Bool) {
+        for run in runs.indices.reversed() {
+            for slot in runs[run].rows.indices where runs[run].rows[slot].isOccupied && shouldBeRemoved(runs[run].id(at: slot)) {
+                runs[run].empty(slot)
+                compactCount -= 1
+            }
+            if runs[run].count == 0 { runs.remove(at: run) }
+        }
+        whole.removeAll { shouldBeRemoved($0.node.objectID) }
+    }
+
+    // MARK: Storage
+
+    /// Makes room for the rows of `nodes` before they are remembered one by one: a scope whose
+    /// keys in the batch are dense gets a run covering their range (and what it covered
+    /// before), the other rows room in the table. One pass over the batch, then at most one
+    /// allocation per scope: a fetch of 100,000 rows grows nothing while its rows go in.
+    mutating func reserveCapacity(for nodes: [StoreNode]) {
+        var ranges: [(scope: Int, lowest: Int64, highest: Int64, count: Int, first: Int)] = []
+        var others = 0
+        var last = -1
+        // Safe: the pointer is used only inside the closure, while `nodes` (a constant
+        // parameter) keeps its storage alive and unchanged.
+        nodes.withUnsafeBufferPointer { nodes in
+            for position in nodes.indices {
+                let id = nodes[position].objectID
+                guard !id.isTemporaryID, nodes[position].isCompactable, let (scope, key) = id.denseKey else {
+                    others += 1
+                    continue
+                }
+                if last < 0 || ranges[last].scope != scope {
+                    last = ranges.firstIndex { $0.scope == scope } ?? -1
+                    if last < 0 {
+                        ranges.append((scope, key, key, 0, position))
+                        last = ranges.count - 1
+                    }
+                }
+                ranges[last].lowest = min(ranges[last].lowest, key)
+                ranges[last].highest = max(ranges[last].highest, key)
+                ranges[last].count += 1
+            }
+        }
+        for range in ranges {
+            if let run = runPosition(ofScope: range.scope) {
+                let lowest = min(range.lowest, runs[run].firstKey)
+                let highest = max(range.highest, runs[run].lastKey)
+                if let slots = RowRun.denseSlots(from: lowest, to: highest, holding: runs[run].count + range.count) {
+                    runs[run].cover(firstKey: lowest, slots: slots)
+                } else {
+                    others += range.count
+                }
+            } else if let layout = nodes[range.first].layout,
+                let slots = RowRun.denseSlots(from: range.lowest, to: range.highest, holding: range.count)
+            {
+                runs.append(RowRun(template: nodes[range.first].objectID, layout: layout, firstKey: range.lowest, slots: slots))
+            } else {
+                others += range.count
+            }
+        }
+        if others > 0 { whole.reserveCapacity(whole.count + others) }
+    }
+
+    /// Puts in the row of an ID the cache does not have: compact when it can be, else whole.
+    private mutating func insertNew(_ node: consuming StoreNode, holders: Int) {
+        let id = node.objectID
+        if !id.isTemporaryID, let (scope, key) = id.denseKey, CompactRow.fits(node.version),
+            let count = UInt32(exactly: holders), count < CompactRow.maximumHolders
+        {
+            var position = runPosition(ofScope: scope)
+            if position == nil, node.isCompactable, let layout = node.layout {
+                // A new scope: a small run from its first key (fewer slots near the largest key,
+                // so that every slot's key exists).
+                runs.append(RowRun(template: id, layout: layout, firstKey: key, slots: key > .max - 15 ? Int(.max - key) + 1 : 16))
+                position = runs.count - 1
+            }
+            if let run = position, node.isCompactable, node.usesLayout(runs[run].layout), runs[run].reach(key) {
+                if let slot = runs[run].slot(ofKey: key), let values = node.takeValueBuffer(in: runs[run].layout) {
+                    runs[run].put(CompactRow(values: values, version: node.version, holders: count), at: slot)
+                    compactCount += 1
+                    return
+                }
+            }
+        }
+        whole.updateValue(PersistentStoreCoordinator.CachedRow(node: node, holders: holders))
+    }
+
+    /// Takes the compact row at `slot` of run `run` out as a whole row (which the caller
+    /// changes and puts in ``whole``).
+    private mutating func takeWhole(run: Int, slot: Int, id: ObjectID) -> PersistentStoreCoordinator.CachedRow {
+        let row = runs[run].row(at: slot, id: id)
+        removeCompact(run: run, slot: slot)
+        return row
+    }
+
+    private mutating func removeCompact(run: Int, slot: Int) {
+        runs[run].empty(slot)
+        compactCount -= 1
+        if runs[run].count == 0 { runs.remove(at: run) }
+    }
+}
+
+/// A row of a ``RowRun``: the value buffer, the version and the number of objects holding the
+/// row. 16 bytes; a slot with no row has version `UInt32.max` (``isOccupied``).
+struct CompactRow {
+    /// The values by the run's layout's value slots.
+    var values: [StoreValue]
+    private var storedVersion: UInt32
+    /// The number of objects, over every context, filled from this row and not yet faulted.
+    var holders: UInt32
+
+    /// The most holders a compact row counts (a row held more often is whole; no process has
+    /// that many objects).
+    static var maximumHolders: UInt32 { .max - 1 }
+
+    /// Whether a row of `version` can be compact.
+    @inline(__always)
+    static func fits(_ version: Int64) -> Bool { version >= 0 && version < Int64(UInt32.max) }
+
+    /// A row (its version must fit).
+    init(values: [StoreValue], version: Int64, holders: UInt32) {
+        self.values = values
+        self.storedVersion = UInt32(truncatingIfNeeded: version)
+        self.holders = holders
+    }
+
+    /// The mark of a slot with no row.
+    static var empty: CompactRow {
+        var row = CompactRow(values: [], version: 0, holders: 0)
+        row.storedVersion = .max
+        return row
+    }
+
+    /// Whether the slot holds a row.
+    var isOccupied: Bool { storedVersion != .max }
+
+    /// The row version (`Z_OPT`); set only versions that fit.
+    var version: Int64 {
+        get { Int64(storedVersion) }
+        set { storedVersion = UInt32(truncatingIfNeeded: newValue) }
+    }
+}
+
+/// The compact rows of one scope (an entity of a store): slot `i` holds the row of key
+/// `firstKey + i`, and the rows share the run's layout and their IDs' scope.
+struct RowRun {
+    /// An ID of the scope, from which the IDs of other keys are made.
+    let template: ObjectID
+    /// The scope's ``ObjectIDScope/number``.
+    let scope: Int
+    /// The layout of every row of the run.
+    let layout: EntityLayout
+    /// The key of slot 0.
+    private(set) var firstKey: Int64
+    /// The rows by slot. A row's fields are changed in place; a slot is filled and emptied
+    /// through ``put(_:at:)`` and ``empty(_:)``, which count the rows.
+    var rows: [CompactRow]
+    /// The number of occupied slots.
+    private(set) var count = 0
+
+    /// The key of the last slot.
+    var lastKey: Int64 { firstKey + Int64(rows.count - 1) }
+
+    init(template: ObjectID, layout: EntityLayout, firstKey: Int64, slots: Int) {
+        self.template = template
+        // A run is made only for an ID with a dense key.
+        self.scope = template.denseKey?.scope ?? -1
+        self.layout = layout
+        self.firstKey = firstKey
+        self.rows = Array(repeating: .empty, count: slots)
+    }
+
+    /// The slot of `key`, or nil when the run does not cover it.
+    @inline(__always)
+    func slot(ofKey key: Int64) -> Int? {
+        let (offset, overflow) = key.subtractingReportingOverflow(firstKey)
+        guard !overflow, offset >= 0, offset < Int64(rows.count) else { return nil }
+        return Int(offset)
+    }
+
+    /// The ID of the row at `slot`.
+    func id(at slot: Int) -> ObjectID {
+        // The template is permanent (runs are made for permanent IDs), so an ID is made.
+        template.permanentID(withReference: .int(firstKey + Int64(slot))) ?? template
+    }
+
+    /// The whole row at an occupied slot, its node made with `id` (the slot's ID).
+    func row(at slot: Int, id: ObjectID) -> PersistentStoreCoordinator.CachedRow {
+        let row = rows[slot]
+        return PersistentStoreCoordinator.CachedRow(
+            node: StoreNode(objectID: id, layout: layout, movingValues: row.values, version: row.version), holders: Int(row.holders))
+    }
+
+    mutating func put(_ row: consuming CompactRow, at slot: Int) {
+        rows[slot] = row
+        count += 1
+    }
+
+    mutating func empty(_ slot: Int) {
+        rows[slot] = .empty
+        count -= 1
+    }
+
+    /// Grows the run to cover `key` (to twice its slots towards it, or to it) when it stays
+    /// dense; whether it covers the key.
+    mutating func reach(_ key: Int64) -> Bool {
+        if slot(ofKey: key) != nil { return true }
+        // Saturating at the ends of the key space: keys come from store files.
+        let span = Int64(2 * rows.count) - 1
+        let down = lastKey.subtractingReportingOverflow(span)
+        let up = firstKey.addingReportingOverflow(span)
+        let lowest = key < firstKey ? min(key, down.overflow ? .min : down.partialValue) : firstKey
+        let highest = key > lastKey ? max(key, up.overflow ? .max : up.partialValue) : lastKey
+        if let slots = Self.denseSlots(from: lowest, to: highest, holding: count + 1) {
+            cover(firstKey: lowest, slots: slots)
+        } else if let slots = Self.denseSlots(from: min(key, firstKey), to: max(key, lastKey), holding: count + 1) {
+            cover(firstKey: min(key, firstKey), slots: slots)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// Makes the run cover `slots` slots from `newFirstKey` (a range covering its present one),
+    /// its rows moved to their new slots.
+    mutating func cover(firstKey newFirstKey: Int64, slots: Int) {
+        guard newFirstKey != firstKey || slots != rows.count else { return }
+        var moved = [CompactRow](repeating: .empty, count: slots)
+        let shift = Int(firstKey - newFirstKey)
+        for slot in rows.indices where rows[slot].isOccupied {
+            swap(&moved[slot + shift], &rows[slot])
+        }
+        rows = moved
+        firstKey = newFirstKey
+    }
+
+    /// The number of slots of a run from key `lowest` to `highest`, when a run that large
+    /// holding `rows` rows is dense enough (at most four slots per row, and 64 slots whatever
+    /// it holds); nil otherwise. The rule of ``ObjectIDTable``'s segments.
+    static func denseSlots(from lowest: Int64, to highest: Int64, holding rows: Int) -> Int? {
+        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
+        guard !overflow, span >= 0, span < Int64(4 * rows + 64), span < 1 << 40 - 1 else { return nil }
+        return Int(span) + 1
+    }
+}
 
 extension PersistentStoreCoordinator.CachedRow: ObjectIDTableElement {
-    /// The node's object ID.
+    /// The node's ID.
     var tableKey: ObjectID { node.objectID }
 }

@@ -201,7 +201,7 @@ extension PersistentStoreCoordinator {
                 }
                 let newHandle = try attach(added, type: type, instrumentation: instrumentation, state: &state)
                 removed.store.willRemove(from: self)
-                state.rowCache.removeAll { $0.node.objectID.storeIdentifier == handle.identifier }
+                state.rowCache.removeAll { $0.storeIdentifier == handle.identifier }
                 return newHandle
             } catch {
                 state.slots.insert(removed, at: index)

@@ -356,6 +356,21 @@ public struct StoreNode: Sendable, Hashable {
         return slotValues
     }
 
+    /// ``valueBuffer(in:)``, moved out of the node (left with no values) rather than shared.
+    mutating func takeValueBuffer(in layout: EntityLayout) -> [StoreValue]? {
+        guard slotLayout === layout, !slotToManys.contains(where: { $0 != nil }) else { return nil }
+        var values: [StoreValue] = []
+        swap(&values, &slotValues)
+        return values
+    }
+
+    /// Whether the node is in slots with no to-many loaded: a row the row cache keeps as its
+    /// value buffer alone (``RowCache``).
+    var isCompactable: Bool {
+        if case .slots = form { return !slotToManys.contains { $0 != nil } }
+        return false
+    }
+
     /// Moves the node's value and to-many slots out when it is in the slots of `layout` (nil
     /// otherwise, the node unchanged), leaving it empty: what a save that is done with its
     /// request keeps of each node, with no reference counted again (a copy retained both arrays
