@@ -42,9 +42,9 @@ struct RowCache {
     /// Whether the cache holds no row.
     var isEmpty: Bool { count == 0 }
 
-    /// The rows kept compact and whole (what the cache's memory is in proportion to, with the
-    /// runs' slots).
-    var counts: (compact: Int, whole: Int, runSlots: Int) { (compactCount, whole.count, runs.reduce(0) { $0 + $1.rows.count }) }
+    /// The rows kept compact and whole, and the runs' slots (what the cache's memory is in
+    /// proportion to).
+    var counts: (compact: Int, whole: Int, runSlots: Int) { (compactCount, whole.count, runs.reduce(0) { $0 + $1.capacity }) }
 
     // MARK: Finding
 
@@ -62,6 +62,13 @@ struct RowCache {
     private func runPosition(ofScope scope: Int) -> Int? {
         for position in runs.indices where runs[position].scope == scope { return position }
         return nil
+    }
+
+    /// Run `run`, of this cache's own (copied first when a copy of the cache shares it).
+    @inline(__always)
+    private mutating func unique(_ run: Int) -> RowRun {
+        if !isKnownUniquelyReferenced(&runs[run]) { runs[run] = runs[run].copy() }
+        return runs[run]
     }
 
     /// The row of `id`: its node (made again from a compact row) and holders; nil when the
@@ -95,22 +102,33 @@ struct RowCache {
     /// nothing is copied in and no buffer destroyed that another thread made (two readers of
     /// the same rows wrote each other's reference counts; W13 in docs/benchmarks.md).
     mutating func remember(_ node: borrowing StoreNode) {
-        let id = node.objectID
-        if let (run, slot) = compactSlot(of: id) {
-            if runs[run].rows[slot].version != node.version {
-                guard let values = node.valueBuffer(in: runs[run].layout), CompactRow.fits(node.version) else {
-                    var row = takeWhole(run: run, slot: slot, id: id)
-                    row.node = copy node
-                    row.holders += 1
-                    whole.updateValue(row)
-                    return
+        if let (scope, key) = node.objectID.denseKey, let run = runPosition(ofScope: scope), let slot = runs[run].slot(ofKey: key) {
+            let rows = unique(run).rows
+            if rows[slot].isOccupied {
+                if rows[slot].version != node.version {
+                    guard CompactRow.fits(node.version), let values = node.valueBuffer(in: runs[run].layout) else {
+                        var row = takeWhole(run: run, slot: slot, id: node.objectID)
+                        row.node = copy node
+                        row.holders += 1
+                        whole.updateValue(row)
+                        return
+                    }
+                    rows[slot].values = values
+                    rows[slot].version = node.version
                 }
-                runs[run].rows[slot].values = values
-                runs[run].rows[slot].version = node.version
+                addHolder(run: run, slot: slot, id: node.objectID)
+                return
             }
-            addHolder(run: run, slot: slot, id: id)
-            return
+            // The slot of a new row: only the node's value buffer is taken (no copy of the node).
+            if whole.isEmpty || whole.index(forKey: node.objectID) == nil, CompactRow.fits(node.version),
+                let values = node.valueBuffer(in: runs[run].layout)
+            {
+                runs[run].put(CompactRow(values: values, version: node.version, holders: 1), at: slot)
+                compactCount += 1
+                return
+            }
         }
+        let id = node.objectID
         if let index = whole.index(forKey: id) {
             if whole[index].node.version != node.version { whole[index].node = copy node }
             whole[index].holders += 1
@@ -138,17 +156,12 @@ struct RowCache {
         let id = node.objectID
         if let (run, slot) = compactSlot(of: id) {
             // A compact row has no to-many loaded: nothing to keep.
-            if CompactRow.fits(node.version), let values = node.takeValueBuffer(in: runs[run].layout) {
-                runs[run].rows[slot].values = values
-                runs[run].rows[slot].version = node.version
-                guard let holders else { return }
-                if let count = UInt32(exactly: holders), count <= CompactRow.maximumHolders {
-                    runs[run].rows[slot].holders = count
-                } else {
-                    var row = takeWhole(run: run, slot: slot, id: id)
-                    row.holders = holders
-                    whole.updateValue(row)
-                }
+            let fitting = holders.map { UInt32(exactly: $0).map { $0 <= CompactRow.maximumHolders } ?? false } ?? true
+            if fitting, CompactRow.fits(node.version), let values = node.takeValueBuffer(in: runs[run].layout) {
+                let rows = unique(run).rows
+                rows[slot].values = values
+                rows[slot].version = node.version
+                if let holders { rows[slot].holders = UInt32(truncatingIfNeeded: holders) }
             } else {
                 var row = takeWhole(run: run, slot: slot, id: id)
                 row.node = consume node
@@ -190,8 +203,9 @@ struct RowCache {
 
     @inline(__always)
     private mutating func addHolder(run: Int, slot: Int, id: ObjectID) {
-        if runs[run].rows[slot].holders < CompactRow.maximumHolders {
-            runs[run].rows[slot].holders += 1
+        let rows = unique(run).rows
+        if rows[slot].holders < CompactRow.maximumHolders {
+            rows[slot].holders += 1
         } else {
             var row = takeWhole(run: run, slot: slot, id: id)
             row.holders += 1
@@ -202,10 +216,11 @@ struct RowCache {
     /// Counts `id`'s row as held once fewer, forgetting it when no object holds it any more.
     mutating func removeHolder(from id: ObjectID) {
         if let (run, slot) = compactSlot(of: id) {
-            if runs[run].rows[slot].holders <= 1 {
+            let rows = unique(run).rows
+            if rows[slot].holders <= 1 {
                 removeCompact(run: run, slot: slot)
             } else {
-                runs[run].rows[slot].holders -= 1
+                rows[slot].holders -= 1
             }
         } else if let index = whole.index(forKey: id) {
             if whole[index].holders <= 1 {
@@ -228,11 +243,12 @@ struct RowCache {
     /// Forgets every row whose ID `shouldBeRemoved` is true of.
     mutating func removeAll(where shouldBeRemoved: (ObjectID) -> Bool) {
         for run in runs.indices.reversed() {
-            for slot in runs[run].rows.indices where runs[run].rows[slot].isOccupied && shouldBeRemoved(runs[run].id(at: slot)) {
-                runs[run].empty(slot)
+            let own = unique(run)
+            for slot in 0..<own.capacity where own.rows[slot].isOccupied && shouldBeRemoved(own.id(at: slot)) {
+                own.empty(slot)
                 compactCount -= 1
             }
-            if runs[run].count == 0 { runs.remove(at: run) }
+            if own.count == 0 { runs.remove(at: run) }
         }
         whole.removeAll { shouldBeRemoved($0.node.objectID) }
     }
@@ -246,34 +262,46 @@ struct RowCache {
     mutating func reserveCapacity(for nodes: [StoreNode]) {
         var ranges: [(scope: Int, lowest: Int64, highest: Int64, count: Int, first: Int)] = []
         var others = 0
-        var last = -1
+        // The range of the scope being read, added to `ranges` when another scope's row comes
+        // (a result usually holds one scope, in key order).
+        var current: (scope: Int, lowest: Int64, highest: Int64, count: Int, first: Int) = (-1, 0, 0, 0, 0)
+        func flush(_ current: (scope: Int, lowest: Int64, highest: Int64, count: Int, first: Int)) {
+            guard current.count > 0 else { return }
+            if let index = ranges.firstIndex(where: { $0.scope == current.scope }) {
+                ranges[index].lowest = min(ranges[index].lowest, current.lowest)
+                ranges[index].highest = max(ranges[index].highest, current.highest)
+                ranges[index].count += current.count
+            } else {
+                ranges.append(current)
+            }
+        }
         // Safe: the pointer is used only inside the closure, while `nodes` (a constant
         // parameter) keeps its storage alive and unchanged.
         nodes.withUnsafeBufferPointer { nodes in
             for position in nodes.indices {
-                let id = nodes[position].objectID
-                guard !id.isTemporaryID, nodes[position].isCompactable, let (scope, key) = id.denseKey else {
+                guard nodes[position].isCompactable, let (scope, key) = nodes[position].objectID.denseKey,
+                    !nodes[position].objectID.isTemporaryID
+                else {
                     others += 1
                     continue
                 }
-                if last < 0 || ranges[last].scope != scope {
-                    last = ranges.firstIndex { $0.scope == scope } ?? -1
-                    if last < 0 {
-                        ranges.append((scope, key, key, 0, position))
-                        last = ranges.count - 1
-                    }
+                if scope == current.scope {
+                    if key < current.lowest { current.lowest = key }
+                    if key > current.highest { current.highest = key }
+                    current.count += 1
+                } else {
+                    flush(current)
+                    current = (scope, key, key, 1, position)
                 }
-                ranges[last].lowest = min(ranges[last].lowest, key)
-                ranges[last].highest = max(ranges[last].highest, key)
-                ranges[last].count += 1
             }
         }
+        flush(current)
         for range in ranges {
             if let run = runPosition(ofScope: range.scope) {
                 let lowest = min(range.lowest, runs[run].firstKey)
                 let highest = max(range.highest, runs[run].lastKey)
                 if let slots = RowRun.denseSlots(from: lowest, to: highest, holding: runs[run].count + range.count) {
-                    runs[run].cover(firstKey: lowest, slots: slots)
+                    unique(run).cover(firstKey: lowest, slots: slots)
                 } else {
                     others += range.count
                 }
@@ -291,22 +319,22 @@ struct RowCache {
     /// Puts in the row of an ID the cache does not have: compact when it can be, else whole.
     private mutating func insertNew(_ node: consuming StoreNode, holders: Int) {
         let id = node.objectID
-        if !id.isTemporaryID, let (scope, key) = id.denseKey, CompactRow.fits(node.version),
-            let count = UInt32(exactly: holders), count < CompactRow.maximumHolders
+        if !id.isTemporaryID, let (scope, key) = id.denseKey, CompactRow.fits(node.version), node.isCompactable,
+            let count = UInt32(exactly: holders), count <= CompactRow.maximumHolders
         {
             var position = runPosition(ofScope: scope)
-            if position == nil, node.isCompactable, let layout = node.layout {
+            if position == nil, let layout = node.layout {
                 // A new scope: a small run from its first key (fewer slots near the largest key,
                 // so that every slot's key exists).
                 runs.append(RowRun(template: id, layout: layout, firstKey: key, slots: key > .max - 15 ? Int(.max - key) + 1 : 16))
                 position = runs.count - 1
             }
-            if let run = position, node.isCompactable, node.usesLayout(runs[run].layout), runs[run].reach(key) {
-                if let slot = runs[run].slot(ofKey: key), let values = node.takeValueBuffer(in: runs[run].layout) {
-                    runs[run].put(CompactRow(values: values, version: node.version, holders: count), at: slot)
-                    compactCount += 1
-                    return
-                }
+            if let run = position, node.usesLayout(runs[run].layout), unique(run).reach(key), let slot = runs[run].slot(ofKey: key),
+                let values = node.takeValueBuffer(in: runs[run].layout)
+            {
+                runs[run].put(CompactRow(values: values, version: node.version, holders: count), at: slot)
+                compactCount += 1
+                return
             }
         }
         whole.updateValue(PersistentStoreCoordinator.CachedRow(node: node, holders: holders))
@@ -321,9 +349,10 @@ struct RowCache {
     }
 
     private mutating func removeCompact(run: Int, slot: Int) {
-        runs[run].empty(slot)
+        let own = unique(run)
+        own.empty(slot)
         compactCount -= 1
-        if runs[run].count == 0 { runs.remove(at: run) }
+        if own.count == 0 { runs.remove(at: run) }
     }
 }
 
@@ -345,6 +374,7 @@ struct CompactRow {
     static func fits(_ version: Int64) -> Bool { version >= 0 && version < Int64(UInt32.max) }
 
     /// A row (its version must fit).
+    @inline(__always)
     init(values: [StoreValue], version: Int64, holders: UInt32) {
         self.values = values
         self.storedVersion = UInt32(truncatingIfNeeded: version)
@@ -352,25 +382,33 @@ struct CompactRow {
     }
 
     /// The mark of a slot with no row.
-    static var empty: CompactRow {
-        var row = CompactRow(values: [], version: 0, holders: 0)
-        row.storedVersion = .max
-        return row
+    private init() {
+        values = []
+        storedVersion = .max
+        holders = 0
     }
 
+    /// The mark of a slot with no row.
+    static var empty: CompactRow { CompactRow() }
+
     /// Whether the slot holds a row.
+    @inline(__always)
     var isOccupied: Bool { storedVersion != .max }
 
     /// The row version (`Z_OPT`); set only versions that fit.
     var version: Int64 {
-        get { Int64(storedVersion) }
-        set { storedVersion = UInt32(truncatingIfNeeded: newValue) }
+        @inline(__always) get { Int64(storedVersion) }
+        @inline(__always) set { storedVersion = UInt32(truncatingIfNeeded: newValue) }
     }
 }
 
 /// The compact rows of one scope (an entity of a store): slot `i` holds the row of key
-/// `firstKey + i`, and the rows share the run's layout and their IDs' scope.
-struct RowRun {
+/// `firstKey + i`, and the rows share the run's layout and their IDs' scope. Every slot is
+/// initialised (an empty one to ``CompactRow/empty``), in memory of the run's own: a Swift
+/// array of rows, reached through the array of runs, cost a uniqueness and a bounds check per
+/// access and copies of the run (docs/benchmarks.md). Shared by copies of the cache until one
+/// changes it (``RowCache`` copies it first).
+final class RowRun {
     /// An ID of the scope, from which the IDs of other keys are made.
     let template: ObjectID
     /// The scope's ``ObjectIDScope/number``.
@@ -379,14 +417,15 @@ struct RowRun {
     let layout: EntityLayout
     /// The key of slot 0.
     private(set) var firstKey: Int64
-    /// The rows by slot. A row's fields are changed in place; a slot is filled and emptied
-    /// through ``put(_:at:)`` and ``empty(_:)``, which count the rows.
-    var rows: [CompactRow]
+    /// The number of slots.
+    private(set) var capacity: Int
+    /// The rows by slot, every one initialised.
+    private(set) var rows: UnsafeMutablePointer<CompactRow>
     /// The number of occupied slots.
     private(set) var count = 0
 
     /// The key of the last slot.
-    var lastKey: Int64 { firstKey + Int64(rows.count - 1) }
+    var lastKey: Int64 { firstKey + Int64(capacity - 1) }
 
     init(template: ObjectID, layout: EntityLayout, firstKey: Int64, slots: Int) {
         self.template = template
@@ -394,14 +433,29 @@ struct RowRun {
         self.scope = template.denseKey?.scope ?? -1
         self.layout = layout
         self.firstKey = firstKey
-        self.rows = Array(repeating: .empty, count: slots)
+        self.capacity = slots
+        rows = .allocate(capacity: slots)
+        rows.initialize(repeating: .empty, count: slots)
+    }
+
+    deinit {
+        rows.deinitialize(count: capacity)
+        rows.deallocate()
+    }
+
+    /// A run with the same rows in the same slots.
+    func copy() -> RowRun {
+        let copy = RowRun(template: template, layout: layout, firstKey: firstKey, slots: capacity)
+        copy.rows.update(from: rows, count: capacity)
+        copy.count = count
+        return copy
     }
 
     /// The slot of `key`, or nil when the run does not cover it.
     @inline(__always)
     func slot(ofKey key: Int64) -> Int? {
         let (offset, overflow) = key.subtractingReportingOverflow(firstKey)
-        guard !overflow, offset >= 0, offset < Int64(rows.count) else { return nil }
+        guard !overflow, offset >= 0, offset < Int64(capacity) else { return nil }
         return Int(offset)
     }
 
@@ -413,27 +467,31 @@ struct RowRun {
 
     /// The whole row at an occupied slot, its node made with `id` (the slot's ID).
     func row(at slot: Int, id: ObjectID) -> PersistentStoreCoordinator.CachedRow {
-        let row = rows[slot]
-        return PersistentStoreCoordinator.CachedRow(
-            node: StoreNode(objectID: id, layout: layout, movingValues: row.values, version: row.version), holders: Int(row.holders))
+        PersistentStoreCoordinator.CachedRow(
+            node: StoreNode(objectID: id, layout: layout, movingValues: rows[slot].values, version: rows[slot].version),
+            holders: Int(rows[slot].holders))
     }
 
-    mutating func put(_ row: consuming CompactRow, at slot: Int) {
+    /// Fills an empty slot.
+    @inline(__always)
+    func put(_ row: consuming CompactRow, at slot: Int) {
         rows[slot] = row
         count += 1
     }
 
-    mutating func empty(_ slot: Int) {
+    /// Empties an occupied slot.
+    @inline(__always)
+    func empty(_ slot: Int) {
         rows[slot] = .empty
         count -= 1
     }
 
     /// Grows the run to cover `key` (to twice its slots towards it, or to it) when it stays
     /// dense; whether it covers the key.
-    mutating func reach(_ key: Int64) -> Bool {
+    func reach(_ key: Int64) -> Bool {
         if slot(ofKey: key) != nil { return true }
         // Saturating at the ends of the key space: keys come from store files.
-        let span = Int64(2 * rows.count) - 1
+        let span = Int64(2 * capacity) - 1
         let down = lastKey.subtractingReportingOverflow(span)
         let up = firstKey.addingReportingOverflow(span)
         let lowest = key < firstKey ? min(key, down.overflow ? .min : down.partialValue) : firstKey
@@ -450,14 +508,16 @@ struct RowRun {
 
     /// Makes the run cover `slots` slots from `newFirstKey` (a range covering its present one),
     /// its rows moved to their new slots.
-    mutating func cover(firstKey newFirstKey: Int64, slots: Int) {
-        guard newFirstKey != firstKey || slots != rows.count else { return }
-        var moved = [CompactRow](repeating: .empty, count: slots)
+    func cover(firstKey newFirstKey: Int64, slots: Int) {
+        guard newFirstKey != firstKey || slots != capacity else { return }
+        let moved = UnsafeMutablePointer<CompactRow>.allocate(capacity: slots)
         let shift = Int(firstKey - newFirstKey)
-        for slot in rows.indices where rows[slot].isOccupied {
-            swap(&moved[slot + shift], &rows[slot])
-        }
+        moved.initialize(repeating: .empty, count: shift)
+        (moved + shift).moveInitialize(from: rows, count: capacity)
+        (moved + shift + capacity).initialize(repeating: .empty, count: slots - shift - capacity)
+        rows.deallocate()
         rows = moved
+        capacity = slots
         firstKey = newFirstKey
     }
 
