@@ -57,6 +57,20 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// An ID of its three parts (``parts``), as an object keeps them.
+    @inline(__always)
+    init(scope: ObjectIDScope, key: Int64, box: ReferenceBox?) {
+        self.scope = scope
+        self.key = key
+        self.box = box
+    }
+
+    /// The ID's scope, integer key and box (nil for an integer reference or a temporary ID
+    /// this process made), for keeping them apart (``ManagedObject`` keeps the box with its
+    /// extras) and making the ID again with ``init(scope:key:box:)``.
+    @inline(__always)
+    var parts: (scope: ObjectIDScope, key: Int64, box: ReferenceBox?) { (scope, key, box) }
+
     /// A permanent ID with an integer reference (no box).
     @inline(__always)
     init(scope: ObjectIDScope, key: Int64) {
