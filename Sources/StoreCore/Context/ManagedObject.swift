@@ -77,17 +77,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The link of the context the object is registered in (see ``managedObjectContext``).
     final var contextLink: ContextLink?
     /// The flags (``isFault``, ``isInserted``, ``isDeleted``, ``fillsFromCommitted``,
-    /// ``holdsRow``) in the low byte and the ``registrationOrder`` above them: one word of the
+    /// ``holdsRow``, and what ``side`` and ``buffer`` hold) in the low bits, the row version and
+    /// the ``registrationOrder`` above them: one word of the
     /// object where five `Bool`s and an `Int` took two.
     @usableFromInline final var flagsAndOrder: UInt64
-    /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
-    /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
-    /// shared copy-on-write with the row cache and the committed snapshot.
-    @usableFromInline final var values: [StoreValue]
-    /// The value slots the store last had (the committed snapshot's, for
-    /// `committedValues(forKeys:)`, rollback and merges); nil when there is no snapshot (an
-    /// unsaved insert, a fault never filled). Usually the same buffer as ``values``.
-    final var committedValues: [StoreValue]?
+    /// The object's one value buffer: its ``values`` (when ``valuesInBufferFlag`` is set), its
+    /// ``committedValues`` (when ``committedInBufferFlag`` is set), or both, as it usually is;
+    /// see ``values``.
+    @usableFromInline final var buffer: [StoreValue]
     /// What only some objects need (relationships resolved or loaded, changes, a fault batch,
     /// the snapshot's to-manys, a version too large for ``flagsAndOrder``), allocated the first
     /// time one of them is set: a fault, and an object with attributes and to-ones only that
@@ -99,8 +96,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// The link of the context the object is registered in (see ``managedObjectContext``).
     @exclusivity(unchecked) final var contextLink: ContextLink?
     @exclusivity(unchecked) @usableFromInline final var flagsAndOrder: UInt64
-    @exclusivity(unchecked) @usableFromInline final var values: [StoreValue]
-    @exclusivity(unchecked) final var committedValues: [StoreValue]?
+    @exclusivity(unchecked) @usableFromInline final var buffer: [StoreValue]
     @exclusivity(unchecked) private final var side: UnsafeMutableRawPointer?
     #endif
 
@@ -120,11 +116,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     private static var sideIsExtrasFlag: UInt64 { 1 << 5 }
     /// Whether the ID has a box, kept in the extras (see ``objectID``).
     private static var idBoxFlag: UInt64 { 1 << 6 }
-    // Bits 8–27: the row version when it is 0 ... 2^20 - 2, else `versionInExtras` and the
+    /// Whether ``buffer`` is the committed snapshot's value buffer (see ``values``).
+    private static var committedInBufferFlag: UInt64 { 1 << 7 }
+    /// Whether ``buffer`` holds the object's values (else they are empty; see ``values``).
+    @inlinable static var valuesInBufferFlag: UInt64 { 1 << 8 }
+    // Bits 9–27: the row version when it is 0 ... 2^19 - 2, else `versionInExtras` and the
     // version in the extras (a row saved a million times). Bits 28–63: the registration order.
-    private static var versionShift: UInt64 { 8 }
-    private static var versionMask: UInt64 { (1 << 20 - 1) << versionShift }
-    private static var versionInExtras: UInt64 { 1 << 20 - 1 }
+    private static var versionShift: UInt64 { 9 }
+    private static var versionMask: UInt64 { (1 << 19 - 1) << versionShift }
+    private static var versionInExtras: UInt64 { 1 << 19 - 1 }
     private static var orderShift: UInt64 { 28 }
     /// The registration orders a context gives before it numbers its objects again from 0
     /// (``ManagedObjectContext``'s `renumberRegistrations()`): 2^36, the order's bits.
@@ -199,6 +199,112 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     private final func setVersionInExtras(_ newValue: Int64) {
         madeExtras().version = newValue
         flagsAndOrder = flagsAndOrder & ~Self.versionMask | Self.versionInExtras << Self.versionShift
+    }
+
+    /// Attribute and to-one values by the layout's value slots (to-ones as `.objectID`); empty
+    /// for a fault. Filled from a node with the same layout, it is the node's own buffer,
+    /// shared copy-on-write with the row cache and the committed snapshot.
+    ///
+    /// **One buffer for the values and the snapshot.** An object read and not changed has the
+    /// same buffer as its values and as its committed snapshot, and a fault read with its row
+    /// has the snapshot and no values; each kept a word for both. Both are now ``buffer``, with
+    /// a flag for each saying what it holds; the snapshot goes to the extras when the values
+    /// stop being its buffer (the first change, which makes the extras anyway for the changed
+    /// keys). An object is 8 bytes smaller for it (docs/benchmarks.md, "Objects of 72 bytes").
+    /// Invariants: with ``committedInBufferFlag`` the buffer is the snapshot, else the snapshot
+    /// is the extras' (or none); with ``valuesInBufferFlag`` the buffer is the values, else the
+    /// values are empty and, without the other flag, so is the buffer.
+    @usableFromInline final var values: [StoreValue] {
+        // Inlinable: the attribute readers of `@Model` classes read a filled object's slot in
+        // place (``slotValue(_:)``).
+        @inlinable _read {
+            if flagsAndOrder & Self.valuesInBufferFlag != 0 {
+                yield buffer
+            } else {
+                yield []
+            }
+        }
+        set { setValues(newValue) }
+        _modify {
+            // Changed in place: the snapshot keeps the buffer it shared (the change copies it).
+            if flagsAndOrder & Self.committedInBufferFlag != 0 { moveCommittedToExtras() }
+            flagsAndOrder |= Self.valuesInBufferFlag
+            yield &buffer
+        }
+    }
+
+    /// The value slots the store last had (the committed snapshot's, for
+    /// `committedValues(forKeys:)`, rollback and merges); nil when there is no snapshot (an
+    /// unsaved insert, a fault never filled). Usually the same buffer as ``values`` (see there).
+    final var committedValues: [StoreValue]? {
+        get { flagsAndOrder & Self.committedInBufferFlag != 0 ? buffer : extras?.committedValues }
+        set { setCommittedValues(newValue) }
+    }
+
+    /// ``values``'s setter.
+    private final func setValues(_ newValue: [StoreValue]) {
+        if flagsAndOrder & Self.committedInBufferFlag != 0 {
+            // No values (a fault again): the buffer stays the snapshot.
+            if newValue.isEmpty {
+                flagsAndOrder &= ~Self.valuesInBufferFlag
+                return
+            }
+            // The snapshot's own buffer (a fault filled from it): nothing moves.
+            if Self.isSameBuffer(buffer, newValue) {
+                flagsAndOrder |= Self.valuesInBufferFlag
+                return
+            }
+            moveCommittedToExtras()
+        } else if flagsAndOrder & Self.sideIsExtrasFlag != 0, let extras, let committed = extras.committedValues,
+            Self.isSameBuffer(newValue, committed)
+        {
+            // The extras' snapshot becomes the values: one buffer for both again.
+            extras.committedValues = nil
+            buffer = newValue
+            flagsAndOrder |= Self.valuesInBufferFlag | Self.committedInBufferFlag
+            return
+        }
+        buffer = newValue
+        if newValue.isEmpty { flagsAndOrder &= ~Self.valuesInBufferFlag } else { flagsAndOrder |= Self.valuesInBufferFlag }
+    }
+
+    /// ``committedValues``'s setter.
+    private final func setCommittedValues(_ newValue: [StoreValue]?) {
+        guard let newValue else {
+            if flagsAndOrder & Self.committedInBufferFlag != 0 {
+                if flagsAndOrder & Self.valuesInBufferFlag == 0 { buffer = [] }
+                flagsAndOrder &= ~Self.committedInBufferFlag
+            }
+            extras?.committedValues = nil
+            return
+        }
+        extras?.committedValues = nil
+        if flagsAndOrder & Self.valuesInBufferFlag != 0 && !buffer.isEmpty {
+            if Self.isSameBuffer(buffer, newValue) {
+                flagsAndOrder |= Self.committedInBufferFlag
+            } else {
+                // Values of their own (changed, or not yet saved): the snapshot is the extras'.
+                flagsAndOrder &= ~Self.committedInBufferFlag
+                madeExtras().committedValues = newValue
+            }
+            return
+        }
+        // No values (a fault): the buffer holds the snapshot.
+        buffer = newValue
+        flagsAndOrder = flagsAndOrder & ~Self.valuesInBufferFlag | Self.committedInBufferFlag
+    }
+
+    /// Moves the snapshot out of ``buffer`` into the extras (the buffer keeps the values, or
+    /// becomes empty when it held none).
+    private final func moveCommittedToExtras() {
+        if flagsAndOrder & Self.valuesInBufferFlag != 0 {
+            madeExtras().committedValues = buffer
+        } else {
+            var committed: [StoreValue] = []
+            swap(&committed, &buffer)
+            madeExtras().committedValues = committed
+        }
+        flagsAndOrder &= ~Self.committedInBufferFlag
     }
 
     /// The extras, when the object has them.
@@ -419,8 +525,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         let (scope, key, box) = objectID.parts
         self.idScope = scope
         self.idKey = key
-        self.flagsAndOrder = temporary ? 0 : Self.faultFlag
-        self.values = temporary ? layout.emptyValues : []
+        self.flagsAndOrder = temporary ? Self.valuesInBufferFlag : Self.faultFlag
+        self.buffer = temporary ? layout.emptyValues : []
         // The layout's last use: the parameter is moved into the property, not copied and then
         // released (every object of an entity shares its layout's reference count, so each
         // retain is a write to a cache line that every reading thread also writes).
@@ -684,6 +790,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// holder of its row.
     final func fill(from node: StoreNode, in context: ManagedObjectContext, rowCounted: Bool = false) {
         let (nodeValues, nodeToManys) = node.slots(in: layout)
+        // The old snapshot goes first, so that setting the values does not keep it.
+        committedValues = nil
         values = nodeValues
         if let extras {
             extras.toOneObjects = []
@@ -1068,6 +1176,9 @@ final class ManagedObjectExtras {
     var version: Int64 = 0
     /// The box of the object's ID, when it has one (see ``ManagedObject/objectID``).
     var idBox: ReferenceBox?
+    /// The committed snapshot's value buffer when it is not the object's values (see
+    /// ``ManagedObject/values``).
+    var committedValues: [StoreValue]?
     /// See ``ManagedObject/modelInstance``, once the object has extras.
     var modelInstance: Unmanaged<AnyObject>?
 }
