@@ -461,6 +461,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// to-many loaded: the buffer and the version are all it keeps.
     @inline(__always)
     final func keepCommitted(values nodeValues: [StoreValue], version nodeVersion: Int64) {
+        if flagsAndOrder & (Self.valuesInBufferFlag | Self.sideIsExtrasFlag) == 0 {
+            // A fault without extras (what a fetch makes): the buffer takes the snapshot.
+            buffer = nodeValues
+            flagsAndOrder |= Self.committedInBufferFlag
+            version = nodeVersion
+            return
+        }
         committedValues = nodeValues
         if let extras {
             extras.committedToManys = nil
@@ -522,16 +529,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// Subclasses that declare their own initialisers must keep this one.
     public required init(layout: EntityLayout, objectID: ObjectID) {
         let temporary = objectID.isTemporaryID
-        let (scope, key, box) = objectID.parts
-        self.idScope = scope
-        self.idKey = key
+        self.idScope = objectID.parts.scope
+        self.idKey = objectID.parts.key
         self.flagsAndOrder = temporary ? Self.valuesInBufferFlag : Self.faultFlag
         self.buffer = temporary ? layout.emptyValues : []
         // The layout's last use: the parameter is moved into the property, not copied and then
         // released (every object of an entity shares its layout's reference count, so each
         // retain is a write to a cache line that every reading thread also writes).
         self.layout = layout
-        if let box {
+        if objectID.hasBox, let box = objectID.parts.box {
             madeExtras().idBox = box
             flagsAndOrder |= Self.idBoxFlag
         }
@@ -816,8 +822,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// ``fillFromCommitted(in:)`` of an object without extras (nothing to resolve in a
     /// context): false when it has extras or no committed values.
     final func fillFromCommittedValues() -> Bool {
-        guard extras == nil, let committedValues else { return false }
-        values = committedValues
+        guard extras == nil else { return false }
+        if flagsAndOrder & (Self.committedInBufferFlag | Self.valuesInBufferFlag) == Self.committedInBufferFlag {
+            // The buffer is the snapshot: it becomes the values as well.
+            flagsAndOrder |= Self.valuesInBufferFlag
+        } else {
+            guard let committedValues else { return false }
+            values = committedValues
+        }
         isFault = false
         fillsFromCommitted = false
         holdsRow = true
@@ -1023,12 +1035,21 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// this module per read, and the retain and release of the object it needs, made a typed
     /// read cost more than ``value(forKey:)`` with its name lookup).
     @inlinable @inline(__always)
-    package final func slotValue(_ slot: Int) -> StoreValue { slot < values.count ? values[slot] : .null }
+    package final func slotValue(_ slot: Int) -> StoreValue {
+        // The buffer read in place when it holds the values (``values``'s reader is a coroutine).
+        flagsAndOrder & Self.valuesInBufferFlag != 0 && slot < buffer.count ? buffer[slot] : .null
+    }
 
     /// Sets a value slot (an attribute, or a to-one's ID), sizing the buffer first if needed.
     final func setSlotValue(_ value: StoreValue, _ slot: Int) {
-        if values.count != layout.valueCount { values = layout.emptyValues }
-        values[slot] = value
+        // On the buffer directly (``values``'s accessors are coroutines): the snapshot leaves a
+        // buffer it shares, and the values are sized to the layout first.
+        if flagsAndOrder & Self.committedInBufferFlag != 0 { moveCommittedToExtras() }
+        if flagsAndOrder & Self.valuesInBufferFlag == 0 || buffer.count != layout.valueCount {
+            buffer = layout.emptyValues
+            flagsAndOrder |= Self.valuesInBufferFlag
+        }
+        buffer[slot] = value
     }
 
     /// The attribute value for a name; nil when nil or not an attribute.
@@ -1112,7 +1133,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     final func turnIntoFault(forChild: Bool = false) {
         let refillable = !objectID.isTemporaryID || forChild
         fillsFromCommitted = false
-        values = refillable ? [] : layout.emptyValues
+        if refillable && flagsAndOrder & Self.committedInBufferFlag != 0 {
+            // The buffer stays the snapshot; the values are empty.
+            flagsAndOrder &= ~Self.valuesInBufferFlag
+        } else {
+            values = refillable ? [] : layout.emptyValues
+        }
         if let extras {
             extras.toOneObjects = []
             extras.toManyValues = [:]

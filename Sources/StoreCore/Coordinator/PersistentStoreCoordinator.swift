@@ -796,19 +796,24 @@ public final class PersistentStoreCoordinator: Sendable {
         // to the name counted, per row).
         var lastStore = -1
         var lastIsIncremental = false
-        // By index: each node is copied once, into the cache (iterating would copy it first).
-        for position in nodes.indices {
-            let id = nodes[position].objectID
-            let store = id.internedScope.storeNumber
-            if position == 0 || store != lastStore {
-                lastStore = store
-                lastIsIncremental = fromIncremental || state.slot(for: id.storeIdentifier)?.store is any IncrementalStore
-            }
-            if lastIsIncremental {
-                // One lookup per row: the row goes in, held once. A row cached already (another
-                // context holds it) gains a holder, and takes the node read only when its
-                // version differs (RowCache.remember).
-                state.rowCache.remember(nodes[position])
+        // Lent, not copied: the cache takes what it keeps of each node (its value buffer) from
+        // the node in place. Safe: the pointer is used only inside the closure, while `nodes`
+        // (bound by the `guard case` above) keeps its storage alive and unchanged.
+        nodes.withUnsafeBufferPointer { nodes in
+            guard let first = nodes.baseAddress else { return }
+            for position in nodes.indices {
+                let node = first + position
+                let store = node.pointee.objectID.internedScope.storeNumber
+                if position == 0 || store != lastStore {
+                    lastStore = store
+                    lastIsIncremental = fromIncremental || state.slot(for: node.pointee.objectID.storeIdentifier)?.store is any IncrementalStore
+                }
+                if lastIsIncremental {
+                    // One lookup per row: the row goes in, held once. A row cached already (another
+                    // context holds it) gains a holder, and takes the node read only when its
+                    // version differs (RowCache.remember).
+                    state.rowCache.remember(node)
+                }
             }
         }
     }

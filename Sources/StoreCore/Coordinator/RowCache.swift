@@ -101,40 +101,50 @@ struct RowCache {
     /// (then held once) or a row of another version. The same version is the same row, so
     /// nothing is copied in and no buffer destroyed that another thread made (two readers of
     /// the same rows wrote each other's reference counts; W13 in docs/benchmarks.md).
-    mutating func remember(_ node: borrowing StoreNode) {
-        if let (scope, key) = node.objectID.denseKey, let run = runPosition(ofScope: scope), let slot = runs[run].slot(ofKey: key) {
+    mutating func remember(_ node: UnsafePointer<StoreNode>) {
+        // The node is read where it lies (a node passed by value was copied and destroyed per
+        // row: four reference counts each).
+        if let (scope, key) = node.pointee.objectID.denseKey, let run = runPosition(ofScope: scope),
+            let slot = runs[run].slot(ofKey: key)
+        {
             let rows = unique(run).rows
             if rows[slot].isOccupied {
-                if rows[slot].version != node.version {
-                    guard CompactRow.fits(node.version), let values = node.valueBuffer(in: runs[run].layout) else {
-                        var row = takeWhole(run: run, slot: slot, id: node.objectID)
-                        row.node = copy node
+                if rows[slot].version != node.pointee.version {
+                    guard CompactRow.fits(node.pointee.version), let values = node.pointee.valueBuffer(in: runs[run].layout) else {
+                        var row = takeWhole(run: run, slot: slot, id: node.pointee.objectID)
+                        row.node = node.pointee
                         row.holders += 1
                         whole.updateValue(row)
                         return
                     }
                     rows[slot].values = values
-                    rows[slot].version = node.version
+                    rows[slot].version = node.pointee.version
                 }
-                addHolder(run: run, slot: slot, id: node.objectID)
+                addHolder(run: run, slot: slot, id: node.pointee.objectID)
                 return
             }
             // The slot of a new row: only the node's value buffer is taken (no copy of the node).
-            if whole.isEmpty || whole.index(forKey: node.objectID) == nil, CompactRow.fits(node.version),
-                let values = node.valueBuffer(in: runs[run].layout)
+            if whole.isEmpty || whole.index(forKey: node.pointee.objectID) == nil, CompactRow.fits(node.pointee.version),
+                let values = node.pointee.valueBuffer(in: runs[run].layout)
             {
-                runs[run].put(CompactRow(values: values, version: node.version, holders: 1), at: slot)
+                rows[slot] = CompactRow(values: values, version: node.pointee.version, holders: 1)
+                runs[run].countFilled()
                 compactCount += 1
                 return
             }
         }
-        let id = node.objectID
+        let id = node.pointee.objectID
         if let index = whole.index(forKey: id) {
-            if whole[index].node.version != node.version { whole[index].node = copy node }
+            if whole[index].node.version != node.pointee.version { whole[index].node = node.pointee }
             whole[index].holders += 1
             return
         }
-        insertNew(copy node, holders: 1)
+        insertNew(node.pointee, holders: 1)
+    }
+
+    /// ``remember(_:)`` of a node value (tests; the coordinator passes the nodes where they lie).
+    mutating func remember(_ node: StoreNode) {
+        withUnsafePointer(to: node) { remember($0) }
     }
 
     /// For a row read while a write may have run: counts it as held once more when the cache
@@ -216,12 +226,14 @@ struct RowCache {
     /// Counts `id`'s row as held once fewer, forgetting it when no object holds it any more.
     mutating func removeHolder(from id: ObjectID) {
         if let (run, slot) = compactSlot(of: id) {
-            let rows = unique(run).rows
-            if rows[slot].holders <= 1 {
-                removeCompact(run: run, slot: slot)
-            } else {
-                rows[slot].holders -= 1
+            let own = unique(run)
+            if own.rows[slot].holders > 1 {
+                own.rows[slot].holders -= 1
+                return
             }
+            own.empty(slot)
+            compactCount -= 1
+            if own.count == 0 { runs.remove(at: run) }
         } else if let index = whole.index(forKey: id) {
             if whole[index].holders <= 1 {
                 whole.remove(at: index)
@@ -478,6 +490,10 @@ final class RowRun {
         rows[slot] = row
         count += 1
     }
+
+    /// Counts a slot the caller filled through ``rows``.
+    @inline(__always)
+    func countFilled() { count += 1 }
 
     /// Empties an occupied slot.
     @inline(__always)

@@ -71,6 +71,10 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     @inline(__always)
     var parts: (scope: ObjectIDScope, key: Int64, box: ReferenceBox?) { (scope, key, box) }
 
+    /// Whether the ID has a box (tested without retaining it).
+    @inline(__always)
+    var hasBox: Bool { box != nil }
+
     /// A permanent ID with an integer reference (no box).
     @inline(__always)
     init(scope: ObjectIDScope, key: Int64) {
