@@ -42,13 +42,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// docs/benchmarks.md, "Objects of 72 bytes").
     final public internal(set) var objectID: ObjectID {
         @inline(__always) get {
-            ObjectID(scope: idScope, key: idKey, box: flagsAndOrder & Self.idBoxFlag != 0 ? extras?.idBox : nil)
+            if flagsAndOrder & Self.idBoxFlag == 0 { return ObjectID(scope: idScope, key: idKey, box: nil) }
+            return ObjectID(scope: idScope, key: idKey, box: extras?.idBox)
         }
         set {
-            let (scope, key, box) = newValue.parts
-            idScope = scope
-            idKey = key
-            if let box {
+            idScope = newValue.parts.scope
+            idKey = newValue.parts.key
+            if newValue.hasBox, let box = newValue.parts.box {
                 madeExtras().idBox = box
                 flagsAndOrder |= Self.idBoxFlag
             } else if flagsAndOrder & Self.idBoxFlag != 0 {
@@ -278,7 +278,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
             extras?.committedValues = nil
             return
         }
-        extras?.committedValues = nil
+        if flagsAndOrder & Self.sideIsExtrasFlag != 0 { clearExtrasCommittedValues() }
         if flagsAndOrder & Self.valuesInBufferFlag != 0 && !buffer.isEmpty {
             if Self.isSameBuffer(buffer, newValue) {
                 flagsAndOrder |= Self.committedInBufferFlag
@@ -292,6 +292,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         // No values (a fault): the buffer holds the snapshot.
         buffer = newValue
         flagsAndOrder = flagsAndOrder & ~Self.valuesInBufferFlag | Self.committedInBufferFlag
+    }
+
+    /// Sets the extras' snapshot to nil (the extras exist), without retaining them.
+    @inline(__always)
+    private final func clearExtrasCommittedValues() {
+        // Safe: with the flag set, `side` is the extras, which this object keeps retained.
+        guard let side else { return }
+        Unmanaged<ManagedObjectExtras>.fromOpaque(side)._withUnsafeGuaranteedRef { extras in
+            if extras.committedValues != nil { extras.committedValues = nil }
+        }
     }
 
     /// Moves the snapshot out of ``buffer`` into the extras (the buffer keeps the values, or
@@ -869,7 +879,21 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
         // IDs are compared before an `.objectID` is made: the case is boxed, so making one
         // allocates.
         var snapshotValues: [StoreValue]
-        if values.count == layout.valueCount {
+        // The buffer read directly when it holds the values (``values``'s accessors are
+        // coroutines); the snapshot's own buffer is not changed in place.
+        if flagsAndOrder & (Self.valuesInBufferFlag | Self.committedInBufferFlag) == Self.valuesInBufferFlag,
+            buffer.count == layout.valueCount
+        {
+            if let extras, !extras.toOneObjects.isEmpty {
+                for index in extras.toOneObjects.indices {
+                    guard let object = extras.toOneObjects[index] else { continue }
+                    let slot = layout.attributeCount + index
+                    if case .objectID(let id) = buffer[slot], id == object.objectID { continue }
+                    buffer[slot] = object.objectIDValue
+                }
+            }
+            snapshotValues = buffer
+        } else if values.count == layout.valueCount {
             // A to-one whose destination got its permanent ID since it was set is brought up to
             // date in the object's own buffer (changed in place, not copied), so the snapshot
             // can share it (already up to date: not compared a second time). The to-one objects
@@ -914,6 +938,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, SendableMetatype {
     /// After a save: the committed snapshot's buffer becomes the object's own (one buffer for
     /// both), unless the object keeps transient values the snapshot leaves out.
     final func adoptCommittedValues() {
+        // One buffer for both already (the usual case after a save): nothing to read.
+        if flagsAndOrder & (Self.valuesInBufferFlag | Self.committedInBufferFlag) == Self.valuesInBufferFlag | Self.committedInBufferFlag {
+            return
+        }
         guard layout.transientValueSlots.isEmpty, committedValues != nil else { return }
         // Usually the snapshot was made of this very buffer: nothing to assign (assigning it
         // retained it and released it again).

@@ -341,12 +341,14 @@ struct RowCache {
                 runs.append(RowRun(template: id, layout: layout, firstKey: key, slots: key > .max - 15 ? Int(.max - key) + 1 : 16))
                 position = runs.count - 1
             }
-            if let run = position, node.usesLayout(runs[run].layout), unique(run).reach(key), let slot = runs[run].slot(ofKey: key),
-                let values = node.takeValueBuffer(in: runs[run].layout)
-            {
-                runs[run].put(CompactRow(values: values, version: node.version, holders: count), at: slot)
-                compactCount += 1
-                return
+            if let run = position {
+                let own = unique(run)
+                // (A node of another layout fails the take, after a growth it did not need.)
+                if own.reach(key), let slot = own.slot(ofKey: key), let values = node.takeValueBuffer(in: own.layout) {
+                    own.put(CompactRow(values: values, version: node.version, holders: count), at: slot)
+                    compactCount += 1
+                    return
+                }
             }
         }
         whole.updateValue(PersistentStoreCoordinator.CachedRow(node: node, holders: holders))
