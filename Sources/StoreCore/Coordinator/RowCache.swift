@@ -312,13 +312,13 @@ struct RowCache {
             if let run = runPosition(ofScope: range.scope) {
                 let lowest = min(range.lowest, runs[run].firstKey)
                 let highest = max(range.highest, runs[run].lastKey)
-                if let slots = RowRun.denseSlots(from: lowest, to: highest, holding: runs[run].count + range.count) {
+                if let slots = DenseKeyRange.slots(from: lowest, to: highest, holding: runs[run].count + range.count) {
                     unique(run).cover(firstKey: lowest, slots: slots)
                 } else {
                     others += range.count
                 }
             } else if let layout = nodes[range.first].layout,
-                let slots = RowRun.denseSlots(from: range.lowest, to: range.highest, holding: range.count)
+                let slots = DenseKeyRange.slots(from: range.lowest, to: range.highest, holding: range.count)
             {
                 runs.append(RowRun(template: nodes[range.first].objectID, layout: layout, firstKey: range.lowest, slots: slots))
             } else {
@@ -508,19 +508,10 @@ final class RowRun {
     /// dense; whether it covers the key.
     func reach(_ key: Int64) -> Bool {
         if slot(ofKey: key) != nil { return true }
-        // Saturating at the ends of the key space: keys come from store files.
-        let span = Int64(2 * capacity) - 1
-        let down = lastKey.subtractingReportingOverflow(span)
-        let up = firstKey.addingReportingOverflow(span)
-        let lowest = key < firstKey ? min(key, down.overflow ? .min : down.partialValue) : firstKey
-        let highest = key > lastKey ? max(key, up.overflow ? .max : up.partialValue) : lastKey
-        if let slots = Self.denseSlots(from: lowest, to: highest, holding: count + 1) {
-            cover(firstKey: lowest, slots: slots)
-        } else if let slots = Self.denseSlots(from: min(key, firstKey), to: max(key, lastKey), holding: count + 1) {
-            cover(firstKey: min(key, firstKey), slots: slots)
-        } else {
+        guard let (newFirstKey, slots) = DenseKeyRange.grown(firstKey: firstKey, capacity: capacity, holding: count, toReach: key) else {
             return false
         }
+        cover(firstKey: newFirstKey, slots: slots)
         return true
     }
 
@@ -539,14 +530,6 @@ final class RowRun {
         firstKey = newFirstKey
     }
 
-    /// The number of slots of a run from key `lowest` to `highest`, when a run that large
-    /// holding `rows` rows is dense enough (at most four slots per row, and 64 slots whatever
-    /// it holds); nil otherwise. The rule of ``ObjectIDTable``'s segments.
-    static func denseSlots(from lowest: Int64, to highest: Int64, holding rows: Int) -> Int? {
-        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
-        guard !overflow, span >= 0, span < Int64(4 * rows + 64), span < 1 << 40 - 1 else { return nil }
-        return Int(span) + 1
-    }
 }
 
 extension PersistentStoreCoordinator.CachedRow: ObjectIDTableElement {

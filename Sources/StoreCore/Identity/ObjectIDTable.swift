@@ -312,13 +312,9 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
         if hashed > 0 { reserveCapacity(hashedCount + hashed) }
     }
 
-    /// The number of slots of a segment from key `lowest` to `highest`, when a segment that
-    /// large holding `elements` elements is dense enough (at most four slots per element, and
-    /// 64 slots whatever it holds); nil otherwise.
+    /// ``DenseKeyRange/slots(from:to:holding:)``.
     private static func denseSlots(from lowest: Int64, to highest: Int64, holding elements: Int) -> Int? {
-        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
-        guard !overflow, span >= 0, span < Int64(4 * elements + 64), span < 1 << 40 - 1 else { return nil }
-        return Int(span) + 1
+        DenseKeyRange.slots(from: lowest, to: highest, holding: elements)
     }
 
     /// Gives scope `scope` a segment of `capacity` slots from `firstKey` (its segment at
@@ -514,21 +510,11 @@ struct ObjectIDTable<Element: ObjectIDTableElement> {
         if let (scope, key) = id.denseKey {
             if let position = segmentPosition(ofScope: scope) {
                 if segments[position].slot(ofKey: key) == nil {
-                    // Grown to twice its slots towards the key (or to the key), if still dense.
                     let segment = segments[position]
-                    // Saturating at the ends of the key space: keys come from store files.
-                    let last = segment.lastKey
-                    let span = Int64(2 * segment.capacity) - 1
-                    let down = last.subtractingReportingOverflow(span)
-                    let up = segment.firstKey.addingReportingOverflow(span)
-                    let lowest = key < segment.firstKey ? min(key, down.overflow ? .min : down.partialValue) : segment.firstKey
-                    let highest = key > last ? max(key, up.overflow ? .max : up.partialValue) : last
-                    if let slots = Self.denseSlots(from: lowest, to: highest, holding: segment.count + 1) {
-                        placeSegment(ofScope: scope, at: position, firstKey: lowest, capacity: slots)
-                    } else if let slots = Self.denseSlots(
-                        from: min(key, segment.firstKey), to: max(key, last), holding: segment.count + 1)
+                    if let (firstKey, slots) = DenseKeyRange.grown(
+                        firstKey: segment.firstKey, capacity: segment.capacity, holding: segment.count, toReach: key)
                     {
-                        placeSegment(ofScope: scope, at: position, firstKey: min(key, segment.firstKey), capacity: slots)
+                        placeSegment(ofScope: scope, at: position, firstKey: firstKey, capacity: slots)
                     }
                 }
                 if segments[position].slot(ofKey: key) != nil {
@@ -746,5 +732,35 @@ final class ObjectIDTableStorage<Element: ObjectIDTableElement> {
             }
             next = (next + 1) & mask
         }
+    }
+}
+
+/// The rule by which a dense range of integer keys (an ``ObjectIDTable`` segment, a
+/// ``RowCache`` run) is sized and grown.
+enum DenseKeyRange {
+    /// The number of slots of a range from key `lowest` to `highest`, when a range that large
+    /// holding `elements` elements is dense enough (at most four slots per element, and 64
+    /// slots whatever it holds); nil otherwise.
+    static func slots(from lowest: Int64, to highest: Int64, holding elements: Int) -> Int? {
+        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
+        guard !overflow, span >= 0, span < Int64(4 * elements + 64), span < 1 << 40 - 1 else { return nil }
+        return Int(span) + 1
+    }
+
+    /// The first key and slots of a range of `capacity` slots from `firstKey`, holding
+    /// `elements`, grown to take `key` (outside it): to twice its slots towards the key (or to
+    /// the key), or else just to the key, whichever stays dense with one element more; nil when
+    /// neither does.
+    static func grown(firstKey: Int64, capacity: Int, holding elements: Int, toReach key: Int64) -> (firstKey: Int64, slots: Int)? {
+        let lastKey = firstKey + Int64(capacity - 1)
+        // Saturating at the ends of the key space: keys come from store files.
+        let span = Int64(2 * capacity) - 1
+        let down = lastKey.subtractingReportingOverflow(span)
+        let up = firstKey.addingReportingOverflow(span)
+        let lowest = key < firstKey ? min(key, down.overflow ? .min : down.partialValue) : firstKey
+        let highest = key > lastKey ? max(key, up.overflow ? .max : up.partialValue) : lastKey
+        if let slots = slots(from: lowest, to: highest, holding: elements + 1) { return (lowest, slots) }
+        if let slots = slots(from: min(key, firstKey), to: max(key, lastKey), holding: elements + 1) { return (min(key, firstKey), slots) }
+        return nil
     }
 }
